@@ -1,0 +1,135 @@
+// Assembles the appliance: stores, first start, HTTP app with every domain's routes, metrics
+// listener. Used by the headless entry (main.ts), the Electron shell and the tests alike.
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { registerAccessControl } from './auth/access.ts';
+import { ApiKeysStore } from './auth/api-keys-store.ts';
+import { LoginLimiter } from './auth/login-limiter.ts';
+import { RoleResolver } from './auth/roles.ts';
+import { authRoutes } from './auth/routes.ts';
+import { SessionStore } from './auth/sessions.ts';
+import { usersRoutes } from './auth/users-routes.ts';
+import { UsersStore } from './auth/users-store.ts';
+import type { Config } from './config.ts';
+import type { Context } from './context.ts';
+import { firstStart, type FirstStartInfo } from './first-start.ts';
+import { healthRoutes } from './health/routes.ts';
+import { createHttpApp } from './http/app.ts';
+import { ingestTokenRoutes } from './ingest/token-routes.ts';
+import { IngestTokensStore } from './ingest/tokens-store.ts';
+import { LogStore } from './logs/log-store.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { SettingsStore } from './settings/settings-store.ts';
+import { openAnalytics } from './storage/clickhouse.ts';
+import { migrateClickHouse } from './storage/clickhouse-migrations.ts';
+import { createSecretBox, loadSecretKey } from './storage/secret-box.ts';
+import { openMetadata } from './storage/sqlite.ts';
+import { fractalRoutes } from './tenancy/fractal-routes.ts';
+import { FractalsStore } from './tenancy/fractals-store.ts';
+import { groupRoutes } from './tenancy/group-routes.ts';
+import { GroupsStore } from './tenancy/groups-store.ts';
+import { PermissionsStore } from './tenancy/permissions-store.ts';
+import { prismRoutes } from './tenancy/prism-routes.ts';
+import { PrismsStore } from './tenancy/prisms-store.ts';
+import { scopeAccessRoutes } from './tenancy/scope-access-routes.ts';
+import { uiRoutes } from './ui/routes.ts';
+
+export type { FirstStartInfo };
+
+export interface Appliance {
+  config: Config;
+  /** Local address of the UI and API, e.g. http://127.0.0.1:8080. */
+  url: string;
+  port: number;
+  /** Set only on the first start of a data directory. */
+  firstStart: FirstStartInfo | null;
+  context: Context;
+  stop(): Promise<void>;
+}
+
+export const VERSION: string = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8'),
+).version;
+
+export async function startAppliance(config: Config, opts: { log?: boolean } = {}): Promise<Appliance> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = openMetadata(config.dataDir);
+  const ch = openAnalytics(config);
+  try {
+    await migrateClickHouse(ch);
+  } catch (err) {
+    db.close();
+    await ch.close();
+    const where = config.clickhouse ? `ClickHouse at ${config.clickhouse.url}` : `the embedded engine in ${config.dataDir}`;
+    throw new Error(`Could not prepare ${where}: ${(err as Error).message}`, { cause: err });
+  }
+  const box = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
+
+  const ctx: Context = {
+    config,
+    version: VERSION,
+    startedAt: new Date(),
+    db,
+    ch,
+    metrics: new Metrics(),
+    users: new UsersStore(db),
+    sessions: new SessionStore(db),
+    loginLimiter: new LoginLimiter(),
+    apiKeys: new ApiKeysStore(db),
+    roles: new RoleResolver(db),
+    fractals: new FractalsStore(db),
+    prisms: new PrismsStore(db),
+    groups: new GroupsStore(db),
+    permissions: new PermissionsStore(db),
+    ingestTokens: new IngestTokensStore(db, box),
+    logs: new LogStore(ch),
+    settings: new SettingsStore(db, {
+      shared_links_enabled: false,
+      query_timeout_s: config.queryTimeoutS,
+      alert_interval_s: config.alertIntervalS,
+      timestamp_fields: [],
+      max_query_rows: 10_000,
+    }),
+  };
+  ctx.sessions.purgeExpired();
+  const first = await firstStart(ctx);
+
+  const app = createHttpApp({
+    logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
+  });
+  ctx.metrics.instrument(app);
+  registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes]) {
+    await app.register(routes, ctx);
+  }
+  for (const scope of ['fractal', 'prism'] as const) {
+    await app.register(async (a) => scopeAccessRoutes(a as never, ctx, scope));
+  }
+  await app.register(uiRoutes);
+
+  await app.listen({ host: config.host, port: config.port });
+  const port = (app.server.address() as { port: number }).port;
+  let metricsServer: Server | null = null;
+  if (config.metricsEnabled) metricsServer = await ctx.metrics.listen(config.metricsHost, config.metricsPort);
+
+  const localHost = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  let stopping: Promise<void> | null = null;
+  return {
+    config,
+    url: `http://${localHost}:${port}`,
+    port,
+    firstStart: first,
+    context: ctx,
+    stop() {
+      stopping ??= (async () => {
+        await app.close();
+        if (metricsServer) await new Promise((r) => metricsServer!.close(() => r(null)));
+        await ch.close();
+        db.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The one authorisation check. Every route declares `config.access`; this onRequest hook
+// authenticates the caller, resolves the fractal or prism the route acts on, and refuses with
+// 401/403/404 before any handler or body parsing runs. A route without a declaration is refused.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forbidden, HttpError, notFound, unauthorized } from '../http/errors.ts';
+import type { ApiKeysStore } from './api-keys-store.ts';
+import { parsePermissions } from './api-keys-store.ts';
+import type { KeyPermission, Principal, Role, ScopeTarget, ScopeType } from './principal.ts';
+import { roleRank } from './principal.ts';
+import type { RoleResolver } from './roles.ts';
+import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
+
+export type Access =
+  /** No credentials needed (health, login, public pages). */
+  | { public: true }
+  /** Ingest token routes; checked by the ingest domain itself. */
+  | { ingest: true }
+  /** Any signed-in user or valid API key. */
+  | { authenticated: true; usersOnly?: boolean }
+  /** The global admin flag. */
+  | { globalAdmin: true }
+  /** A role on the fractal or prism named by a path parameter. */
+  | { scope: ScopeType; param: string; role: Role; keyPermission?: KeyPermission; usersOnly?: boolean };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    target: ScopeTarget | null;
+  }
+}
+
+export const INGEST_TOKEN_PREFIX = 'svc_ingest_';
+
+/** The credential a request presents: Bearer, ApiKey, X-API-Key, or Basic with it as password. */
+export function presentedCredential(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim()) return header.trim();
+  const auth = req.headers.authorization;
+  if (!auth) return undefined;
+  const [scheme, ...rest] = auth.trim().split(/\s+/);
+  const value = rest.join(' ');
+  switch (scheme?.toLowerCase()) {
+    case 'bearer':
+    case 'apikey':
+      return value || undefined;
+    case 'basic': {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      return colon >= 0 ? decoded.slice(colon + 1) || decoded.slice(0, colon) : decoded;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function registerAccessControl(
+  app: FastifyInstance,
+  deps: { sessions: SessionStore; apiKeys: ApiKeysStore; roles: RoleResolver },
+): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('target', null);
+
+  const authenticate = (req: FastifyRequest): Principal | null => {
+    const cookie = req.cookies?.[SESSION_COOKIE];
+    if (cookie) {
+      const s = deps.sessions.lookup(cookie);
+      if (s) return { kind: 'user', user: s.user, sessionHash: s.hash };
+    }
+    const cred = presentedCredential(req);
+    if (!cred) return null;
+    if (cred.startsWith(INGEST_TOKEN_PREFIX)) {
+      throw unauthorized('Ingest tokens are accepted only on /api/v1/ingest, /_bulk and /v1/logs; sign in or use an API key here.');
+    }
+    const key = deps.apiKeys.authenticate(cred);
+    if (!key) throw unauthorized('The API key is unknown, disabled or expired.');
+    return { kind: 'api_key', key, permissions: parsePermissions(key.permissions) };
+  };
+
+  app.addHook('onRequest', async (req) => {
+    const access = req.routeOptions.config?.access;
+    if (!access) {
+      // Unknown routes reach the not-found handler through here with no declaration.
+      if (req.routeOptions.url === undefined) return;
+      throw new HttpError(500, 'This route has no access rule; refusing by default.');
+    }
+    if ('ingest' in access) return;
+    if ('public' in access) {
+      try {
+        req.principal = authenticate(req);
+      } catch {
+        req.principal = null;
+      }
+      return;
+    }
+    const p = authenticate(req);
+    if (!p) throw unauthorized();
+    req.principal = p;
+
+    if ('authenticated' in access) {
+      if (access.usersOnly && p.kind !== 'user') throw forbidden('This endpoint needs a signed-in user; API keys cannot use it.');
+      return;
+    }
+    if ('globalAdmin' in access) {
+      if (p.kind !== 'user' || p.user.is_admin !== 1) throw forbidden('Only administrators can do this.');
+      return;
+    }
+    const id = (req.params as Record<string, string>)[access.param] ?? '';
+    const label = access.scope === 'fractal' ? 'Fractal' : 'Prism';
+    const name = deps.roles.scopeName(access.scope, id);
+    const role = name === undefined ? null : deps.roles.roleOf(p, access.scope, id);
+    // Without any role the scope is not revealed to exist.
+    if (name === undefined || role === null) throw notFound(`${label} ${id} not found.`);
+    if (p.kind === 'api_key') {
+      if (access.usersOnly || access.role === 'admin') {
+        throw forbidden(`API keys cannot do this; sign in as an admin of ${access.scope} "${name}".`);
+      }
+      const need = access.keyPermission ?? 'query';
+      if (!p.permissions[need]) throw forbidden(`This API key lacks the "${need}" permission.`);
+    } else if (roleRank(role) < roleRank(access.role)) {
+      throw forbidden(`This needs the ${access.role} role on ${access.scope} "${name}"; you have ${role}.`);
+    }
+    req.target = { type: access.scope, id, name, role };
+  });
+}

@@ -1,0 +1,179 @@
+// Every SVC_* variable of conventions.md, parsed and validated in one place.
+// An invalid value throws ConfigError naming the variable; start-up prints that one line and exits.
+import path from 'node:path';
+
+export class ConfigError extends Error {}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface ClickHouseRemote {
+  url: string;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** null: the embedded engine (chDB) under dataDir. */
+  clickhouse: ClickHouseRemote | null;
+  /** Database name used in both transports. */
+  clickhouseDatabase: string;
+  adminUsername: string;
+  /** null: generated on first start and written to dataDir/initial-admin-password. */
+  adminPassword: string | null;
+  baseUrl: string | null;
+  /** null: generated into dataDir/secret.key. */
+  secretKey: string | null;
+  maxBodySize: number;
+  ingestRateLimit: number;
+  ingestRateBurst: number;
+  ingestQueueSize: number;
+  ingestWorkers: number;
+  metricsEnabled: boolean;
+  metricsHost: string;
+  metricsPort: number;
+  queryTimeoutS: number;
+  alertIntervalS: number;
+  ai: { baseUrl: string; apiKey: string | null; model: string | null } | null;
+  logLevel: LogLevel;
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function integer(env: Env, name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = read(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${raw}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return def;
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL with an http:// or https:// scheme, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be a URL with an http:// or https:// scheme, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Accepts ":9090", "9090", "127.0.0.1:9090", "[::1]:9090". */
+function listenAddress(env: Env, name: string, def: string): { host: string; port: number } {
+  const raw = read(env, name) ?? def;
+  const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(raw);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !(port >= 1 && port <= 65535)) {
+    throw new ConfigError(`${name} must be host:port or :port with a port from 1 to 65535, got "${raw}"`);
+  }
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function loadConfig(env: Env = process.env, defaults: { dataDir?: string } = {}): Config {
+  const chUrl = httpUrl(env, 'SVC_CLICKHOUSE_URL');
+  const database = read(env, 'SVC_CLICKHOUSE_DATABASE') ?? 'svc';
+  if (!IDENT.test(database)) {
+    throw new ConfigError(`SVC_CLICKHOUSE_DATABASE must be a plain identifier (letters, digits, _), got "${database}"`);
+  }
+  const logLevel = (read(env, 'SVC_LOG_LEVEL') ?? 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`SVC_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${read(env, 'SVC_LOG_LEVEL')}"`);
+  }
+  const adminUsername = read(env, 'SVC_ADMIN_USERNAME') ?? 'admin';
+  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(adminUsername)) {
+    throw new ConfigError(`SVC_ADMIN_USERNAME must be 1-64 letters, digits or . _ @ -, got "${adminUsername}"`);
+  }
+  const adminPassword = env.SVC_ADMIN_PASSWORD ? env.SVC_ADMIN_PASSWORD : null;
+  if (adminPassword !== null && adminPassword.length < 8) {
+    throw new ConfigError('SVC_ADMIN_PASSWORD must be at least 8 characters long');
+  }
+  const secretKey = read(env, 'SVC_SECRET_KEY') ?? null;
+  if (secretKey !== null && secretKey.length < 16) {
+    throw new ConfigError('SVC_SECRET_KEY must be at least 16 characters long');
+  }
+  const metrics = listenAddress(env, 'SVC_METRICS_ADDR', ':9090');
+  const aiBase = httpUrl(env, 'SVC_AI_BASE_URL');
+  const host = read(env, 'SVC_HOST') ?? '0.0.0.0';
+  if (/\s/.test(host)) throw new ConfigError(`SVC_HOST must be a host name or address, got "${host}"`);
+
+  return {
+    host,
+    port: integer(env, 'SVC_PORT', 8080, 0, 65535),
+    dataDir: path.resolve(read(env, 'SVC_DATA_DIR') ?? defaults.dataDir ?? './data'),
+    clickhouse: chUrl
+      ? {
+          url: chUrl,
+          user: read(env, 'SVC_CLICKHOUSE_USER') ?? 'default',
+          password: env.SVC_CLICKHOUSE_PASSWORD ?? '',
+          database,
+        }
+      : null,
+    clickhouseDatabase: database,
+    adminUsername,
+    adminPassword,
+    baseUrl: httpUrl(env, 'SVC_BASE_URL') ?? null,
+    secretKey,
+    maxBodySize: integer(env, 'SVC_MAX_BODY_SIZE', 209_715_200, 1024),
+    ingestRateLimit: integer(env, 'SVC_INGEST_RATE_LIMIT', 10_000, 1),
+    ingestRateBurst: integer(env, 'SVC_INGEST_RATE_BURST', 20_000, 1),
+    ingestQueueSize: integer(env, 'SVC_INGEST_QUEUE_SIZE', 100, 1, 100_000),
+    ingestWorkers: integer(env, 'SVC_INGEST_WORKERS', 4, 1, 64),
+    metricsEnabled: bool(env, 'SVC_METRICS_ENABLED', false),
+    metricsHost: metrics.host,
+    metricsPort: metrics.port,
+    queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
+    alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
+    ai: aiBase
+      ? { baseUrl: aiBase, apiKey: read(env, 'SVC_AI_API_KEY') ?? null, model: read(env, 'SVC_AI_MODEL') ?? null }
+      : null,
+    logLevel,
+  };
+}
+
+/** The table the README shows; kept next to the parser so the two cannot drift. */
+export const CONFIG_DOC: Array<[name: string, def: string, meaning: string]> = [
+  ['SVC_HOST', '0.0.0.0', 'listen address (LAN shippers reach ingest here)'],
+  ['SVC_PORT', '8080', 'one listener for API, UI, ingest, /_bulk, /v1/logs'],
+  ['SVC_DATA_DIR', './data (headless), app user-data folder (Electron)', 'SQLite file, embedded engine data, generated secrets'],
+  ['SVC_CLICKHOUSE_URL', 'unset: embedded engine', 'remote ClickHouse, e.g. http://host:8123'],
+  ['SVC_CLICKHOUSE_USER / _PASSWORD / _DATABASE', 'default / empty / svc', 'remote credentials and database'],
+  ['SVC_ADMIN_USERNAME', 'admin', 'bootstrap admin created on first start'],
+  ['SVC_ADMIN_PASSWORD', 'generated, printed once, saved to SVC_DATA_DIR/initial-admin-password (0600)', 'bootstrap admin password'],
+  ['SVC_BASE_URL', 'unset', 'public address used in alert and shared-dashboard links'],
+  ['SVC_SECRET_KEY', 'generated into SVC_DATA_DIR/secret.key', 'key that encrypts stored secrets'],
+  ['SVC_MAX_BODY_SIZE', '209715200', 'ingest body limit in bytes (413 above)'],
+  ['SVC_INGEST_RATE_LIMIT / _BURST', '10000 / 20000', 'ingest requests per second, sustained / burst'],
+  ['SVC_INGEST_QUEUE_SIZE', '100', 'pending batch slots of at most 5000 logs (429 when full)'],
+  ['SVC_INGEST_WORKERS', '4', 'workers inserting into ClickHouse'],
+  ['SVC_METRICS_ENABLED / SVC_METRICS_ADDR', 'false / :9090', 'Prometheus metrics on a separate listener'],
+  ['SVC_QUERY_TIMEOUT_S', '60', 'default query time-out (an admin setting overrides it)'],
+  ['SVC_ALERT_INTERVAL_S', '60', 'alert evaluation tick'],
+  ['SVC_AI_BASE_URL / _API_KEY / _MODEL', 'unset: AI features disabled', 'OpenAI-compatible chat-completions endpoint'],
+  ['SVC_LOG_LEVEL', 'info', 'service log level'],
+];

@@ -1,0 +1,39 @@
+// Everything a route plugin may use, built once by appliance.ts. Routes call domain logic and
+// stores from here; stores never call routes or each other's logic.
+import type { ApiKeysStore } from './auth/api-keys-store.ts';
+import type { LoginLimiter } from './auth/login-limiter.ts';
+import type { RoleResolver } from './auth/roles.ts';
+import type { SessionStore } from './auth/sessions.ts';
+import type { UsersStore } from './auth/users-store.ts';
+import type { Config } from './config.ts';
+import type { IngestTokensStore } from './ingest/tokens-store.ts';
+import type { LogStore } from './logs/log-store.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { SettingsStore } from './settings/settings-store.ts';
+import type { Analytics } from './storage/clickhouse.ts';
+import type { Db } from './storage/sqlite.ts';
+import type { FractalsStore } from './tenancy/fractals-store.ts';
+import type { GroupsStore } from './tenancy/groups-store.ts';
+import type { PermissionsStore } from './tenancy/permissions-store.ts';
+import type { PrismsStore } from './tenancy/prisms-store.ts';
+
+export interface Context {
+  config: Config;
+  version: string;
+  startedAt: Date;
+  db: Db;
+  ch: Analytics;
+  metrics: Metrics;
+  users: UsersStore;
+  sessions: SessionStore;
+  loginLimiter: LoginLimiter;
+  apiKeys: ApiKeysStore;
+  roles: RoleResolver;
+  fractals: FractalsStore;
+  prisms: PrismsStore;
+  groups: GroupsStore;
+  permissions: PermissionsStore;
+  ingestTokens: IngestTokensStore;
+  logs: LogStore;
+  settings: SettingsStore;
+}

@@ -1,0 +1,57 @@
+// Builds the Fastify instance: envelope errors, validation sentences, cookies, access control,
+// then every domain's routes as a plugin. Nothing here knows about a particular domain's rules.
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { HttpError, isUniqueViolation } from './errors.ts';
+import { validationSentence } from './validation-message.ts';
+
+export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: number }): App {
+  const app = Fastify({
+    logger: opts.logger as never,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    trustProxy: false,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.register(cookie);
+
+  app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
+    if (err instanceof HttpError) {
+      return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message });
+    }
+    if (err.validation) {
+      return reply.code(400).send({ success: false, error: validationSentence(err.validation as never, err.validationContext) });
+    }
+    if (isUniqueViolation(err)) {
+      return reply.code(409).send({ success: false, error: 'A resource with that name already exists.' });
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ success: false, error: clientErrorSentence(err) });
+    }
+    req.log.error({ err }, 'request failed');
+    return reply.code(500).send({ success: false, error: 'Internal error; the service log has the details.' });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ success: false, error: `No route ${req.method} ${req.url.split('?')[0]}.` });
+  });
+  return app;
+}
+
+function clientErrorSentence(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is not valid JSON.';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is larger than this endpoint accepts.';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `Unsupported content type; send application/json.`;
+    default:
+      return err.message.endsWith('.') ? err.message : `${err.message}.`;
+  }
+}

@@ -1,0 +1,46 @@
+// The ClickHouse side of a fractal: its stored logs. Ingest writes here, queries read here,
+// tenancy asks for stats and removes a deleted fractal's logs.
+import type { Analytics } from '../storage/clickhouse.ts';
+import type { FractalStats } from '../tenancy/fractals-store.ts';
+
+const toIso = (chTime: string | null): string | null =>
+  chTime && !chTime.startsWith('1970-01-01') ? new Date(chTime.replace(' ', 'T') + 'Z').toISOString() : null;
+
+export class LogStore {
+  constructor(private readonly ch: Analytics) {}
+
+  private get logs() {
+    return this.ch.table('logs');
+  }
+
+  /** Stats for each fractal that has logs; fractals without logs are absent. */
+  async statsByFractal(ids?: string[]): Promise<Map<string, FractalStats>> {
+    const where = ids ? 'WHERE fractal_id IN {ids:Array(UUID)}' : '';
+    const rs = await this.ch.client.query({
+      query: `SELECT toString(fractal_id) AS id, count() AS n, sum(length(raw)) AS bytes,
+                toString(min(timestamp)) AS oldest, toString(max(timestamp)) AS newest
+              FROM ${this.logs} ${where} GROUP BY fractal_id`,
+      query_params: ids ? { ids } : {},
+      format: 'JSONEachRow',
+    });
+    const rows = (await rs.json()) as Array<{ id: string; n: string | number; bytes: string | number; oldest: string; newest: string }>;
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { log_count: Number(r.n), size_bytes: Number(r.bytes), oldest: toIso(r.oldest), newest: toIso(r.newest) },
+      ]),
+    );
+  }
+
+  async stats(fractalId: string): Promise<FractalStats> {
+    return (await this.statsByFractal([fractalId])).get(fractalId) ?? { log_count: 0, size_bytes: 0, oldest: null, newest: null };
+  }
+
+  async deleteFractal(fractalId: string): Promise<void> {
+    await this.ch.client.command({
+      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID}`,
+      query_params: { id: fractalId },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+  }
+}

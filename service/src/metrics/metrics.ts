@@ -1,0 +1,49 @@
+// Prometheus metrics: one registry per appliance (tests start several in one process), process
+// metrics, and request counts and latencies by route. Served on its own listener at /metrics.
+import { createServer, type Server } from 'node:http';
+import client from 'prom-client';
+import type { App } from '../http/app.ts';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly httpRequests = new client.Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new client.Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
+  }
+
+  /** Observes every request; the route label is the route pattern, never the raw URL. */
+  instrument(app: App): void {
+    app.addHook('onResponse', async (req, reply) => {
+      const route = req.routeOptions.url ?? 'unmatched';
+      this.httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
+      this.httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    });
+  }
+
+  listen(host: string, port: number): Promise<Server> {
+    const server = createServer(async (req, res) => {
+      if (req.url?.split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are served at /metrics\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server));
+    });
+  }
+}

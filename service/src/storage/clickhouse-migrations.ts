@@ -1,0 +1,53 @@
+// Versioned ClickHouse schema. Applied in order at start; each applied version is recorded in
+// <db>.schema_migrations so a restart (or another appliance on the same server) skips it.
+// Minimum remote server version: 25.3 (the `JSON` column type became generally available there).
+import type { Analytics } from './clickhouse.ts';
+
+interface Migration {
+  version: number;
+  name: string;
+  statements: (t: (name: string) => string) => string[];
+}
+
+export const CLICKHOUSE_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'logs table',
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t('logs')} (
+        fractal_id UUID,
+        timestamp DateTime64(9, 'UTC'),
+        ingest_timestamp DateTime64(9, 'UTC'),
+        log_id UUID,
+        raw String CODEC(ZSTD(1)),
+        fields JSON
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(timestamp)
+      ORDER BY (fractal_id, timestamp, log_id)`,
+    ],
+  },
+];
+
+export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
+  const { client, database } = ch;
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+  await client.command({
+    query: `CREATE TABLE IF NOT EXISTS ${ch.table('schema_migrations')} (
+      version UInt32, name String, applied_at DateTime64(3, 'UTC')
+    ) ENGINE = MergeTree ORDER BY version`,
+  });
+  const rs = await client.query({ query: `SELECT version FROM ${ch.table('schema_migrations')}`, format: 'JSONEachRow' });
+  const done = new Set(((await rs.json()) as Array<{ version: number }>).map((r) => Number(r.version)));
+  const applied: number[] = [];
+  for (const m of CLICKHOUSE_MIGRATIONS) {
+    if (done.has(m.version)) continue;
+    for (const sql of m.statements(ch.table)) await client.command({ query: sql });
+    await client.insert({
+      table: ch.table('schema_migrations'),
+      values: [{ version: m.version, name: m.name, applied_at: new Date().toISOString().replace('T', ' ').replace('Z', '') }],
+      format: 'JSONEachRow',
+    });
+    applied.push(m.version);
+  }
+  return applied;
+}

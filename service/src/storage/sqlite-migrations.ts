@@ -1,0 +1,121 @@
+// Versioned metadata schema. Never edit an applied migration: add the next version.
+export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'users, tenancy, keys, tokens, settings',
+    sql: `
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        is_admin INTEGER NOT NULL DEFAULT 0,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        selected_type TEXT CHECK (selected_type IN ('fractal', 'prism')),
+        selected_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_user ON sessions(user_id);
+      CREATE TABLE fractals (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        description TEXT NOT NULL DEFAULT '',
+        is_default INTEGER NOT NULL DEFAULT 0,
+        retention_days INTEGER,
+        archive_retention_days INTEGER,
+        quota_bytes INTEGER,
+        quota_action TEXT NOT NULL DEFAULT 'reject' CHECK (quota_action IN ('reject', 'rollover')),
+        stats_log_count INTEGER NOT NULL DEFAULT 0,
+        stats_size_bytes INTEGER NOT NULL DEFAULT 0,
+        stats_oldest TEXT,
+        stats_newest TEXT,
+        stats_updated_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE prisms (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        description TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE prism_members (
+        prism_id TEXT NOT NULL REFERENCES prisms(id) ON DELETE CASCADE,
+        fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (prism_id, fractal_id)
+      );
+      CREATE TABLE groups (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        description TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE group_members (
+        group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (group_id, user_id)
+      );
+      -- A role on one fractal or prism, granted to exactly one user or one group.
+      CREATE TABLE permissions (
+        id TEXT PRIMARY KEY,
+        scope_type TEXT NOT NULL CHECK (scope_type IN ('fractal', 'prism')),
+        scope_id TEXT NOT NULL,
+        user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+        group_id TEXT REFERENCES groups(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('viewer', 'analyst', 'admin')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((user_id IS NULL) <> (group_id IS NULL))
+      );
+      CREATE UNIQUE INDEX permissions_user ON permissions(scope_type, scope_id, user_id) WHERE user_id IS NOT NULL;
+      CREATE UNIQUE INDEX permissions_group ON permissions(scope_type, scope_id, group_id) WHERE group_id IS NOT NULL;
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        scope_type TEXT NOT NULL CHECK (scope_type IN ('fractal', 'prism')),
+        scope_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        key_hash TEXT NOT NULL UNIQUE,
+        key_prefix TEXT NOT NULL,
+        permissions TEXT NOT NULL,
+        expires_at TEXT,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+        last_used_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (scope_type, scope_id, name)
+      );
+      CREATE TABLE ingest_tokens (
+        id TEXT PRIMARY KEY,
+        fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        token_encrypted TEXT NOT NULL,
+        parser_type TEXT NOT NULL DEFAULT 'json' CHECK (parser_type IN ('json', 'kv', 'syslog')),
+        normalization INTEGER NOT NULL DEFAULT 1,
+        normalizers TEXT NOT NULL DEFAULT '[]',
+        timestamp_fields TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (fractal_id, name)
+      );
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+];

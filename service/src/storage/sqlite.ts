@@ -1,0 +1,41 @@
+// Metadata storage: one SQLite file under SVC_DATA_DIR, WAL journal, foreign keys enforced,
+// versioned migrations recorded in schema_migrations.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
+
+export type Db = Database.Database;
+
+export function openMetadata(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, 'metadata.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrateMetadata(db);
+  return db;
+}
+
+export function migrateMetadata(db: Db): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const done = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
+  );
+  const applied: number[] = [];
+  for (const m of SQLITE_MIGRATIONS) {
+    if (done.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}
