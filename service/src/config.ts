@@ -155,25 +155,3 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     logLevel,
   };
 }
-
-/** The table the README shows; kept next to the parser so the two cannot drift. */
-export const CONFIG_DOC: Array<[name: string, def: string, meaning: string]> = [
-  ['SVC_HOST', '0.0.0.0', 'listen address (LAN shippers reach ingest here)'],
-  ['SVC_PORT', '8080', 'one listener for API, UI, ingest, /_bulk, /v1/logs'],
-  ['SVC_DATA_DIR', './data (headless), app user-data folder (Electron)', 'SQLite file, embedded engine data, generated secrets'],
-  ['SVC_CLICKHOUSE_URL', 'unset: embedded engine', 'remote ClickHouse, e.g. http://host:8123'],
-  ['SVC_CLICKHOUSE_USER / _PASSWORD / _DATABASE', 'default / empty / svc', 'remote credentials and database'],
-  ['SVC_ADMIN_USERNAME', 'admin', 'bootstrap admin created on first start'],
-  ['SVC_ADMIN_PASSWORD', 'generated, printed once, saved to SVC_DATA_DIR/initial-admin-password (0600)', 'bootstrap admin password'],
-  ['SVC_BASE_URL', 'unset', 'public address used in alert and shared-dashboard links'],
-  ['SVC_SECRET_KEY', 'generated into SVC_DATA_DIR/secret.key', 'key that encrypts stored secrets'],
-  ['SVC_MAX_BODY_SIZE', '209715200', 'ingest body limit in bytes (413 above)'],
-  ['SVC_INGEST_RATE_LIMIT / _BURST', '10000 / 20000', 'ingest requests per second, sustained / burst'],
-  ['SVC_INGEST_QUEUE_SIZE', '100', 'pending batch slots of at most 5000 logs (429 when full)'],
-  ['SVC_INGEST_WORKERS', '4', 'workers inserting into ClickHouse'],
-  ['SVC_METRICS_ENABLED / SVC_METRICS_ADDR', 'false / :9090', 'Prometheus metrics on a separate listener'],
-  ['SVC_QUERY_TIMEOUT_S', '60', 'default query time-out (an admin setting overrides it)'],
-  ['SVC_ALERT_INTERVAL_S', '60', 'alert evaluation tick'],
-  ['SVC_AI_BASE_URL / _API_KEY / _MODEL', 'unset: AI features disabled', 'OpenAI-compatible chat-completions endpoint'],
-  ['SVC_LOG_LEVEL', 'info', 'service log level'],
-];
