@@ -1,0 +1,147 @@
+// Small fetch wrapper for the service's JSON API (/api/v1/...).
+// Every response is {success:true,data} or {success:false,error:"<sentence>"}; failures throw ApiError
+// carrying that sentence and the HTTP status. A 401 also calls the registered handler, which shows sign-in.
+
+export const API_BASE = '/api/v1';
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  signal?: AbortSignal;
+  /** false: a 401 is only thrown, not reported to the sign-in handler (used by the login form itself). */
+  authRedirect?: boolean;
+}
+
+let unauthorizedHandler: (() => void) | null = null;
+
+/** Registers what happens when any request comes back 401 (the session shows the sign-in view). */
+export function onUnauthorized(handler: () => void): void {
+  unauthorizedHandler = handler;
+}
+
+export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(API_BASE + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError('Could not reach the service. Check that it is running and the network is up.', 0);
+  }
+
+  if (res.status === 204) return undefined as T;
+
+  let payload: unknown = undefined;
+  const type = res.headers.get('content-type') ?? '';
+  if (type.includes('application/json')) {
+    try {
+      payload = await res.json();
+    } catch {
+      payload = undefined;
+    }
+  }
+  const envelope = isEnvelope(payload) ? payload : null;
+
+  if (res.status === 401 && opts.authRedirect !== false) unauthorizedHandler?.();
+
+  if (!res.ok || !envelope || envelope.success !== true) {
+    const sentence =
+      envelope && typeof envelope.error === 'string' && envelope.error.trim() !== ''
+        ? envelope.error
+        : fallbackMessage(res.status, envelope !== null);
+    throw new ApiError(sentence, res.status);
+  }
+  return envelope.data as T;
+}
+
+export const get = <T>(path: string, opts?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, opts);
+export const post = <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'body'>) =>
+  request<T>('POST', path, { ...opts, body });
+
+interface Envelope {
+  success: boolean;
+  data?: unknown;
+  error?: unknown;
+}
+
+function isEnvelope(v: unknown): v is Envelope {
+  return typeof v === 'object' && v !== null && typeof (v as Envelope).success === 'boolean';
+}
+
+function fallbackMessage(status: number, hadEnvelope: boolean): string {
+  if (status === 401) return 'You are not signed in.';
+  if (status === 403) return 'Your account is not allowed to do that.';
+  if (status === 404) return 'The service does not know this request (HTTP 404).';
+  if (status >= 500) return `The service failed to answer (HTTP ${status}).`;
+  if (!hadEnvelope) return `The service sent an unexpected response (HTTP ${status}).`;
+  return `The request failed (HTTP ${status}).`;
+}
+
+/** The message to show for anything caught around an API call. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error && err.message) return err.message;
+  return 'Something went wrong.';
+}
+
+// ---- Shapes of the endpoints this UI uses ----
+
+/** Ids are compared with sameId(): the service may send them as strings or numbers. */
+export type Id = string | number;
+
+export function sameId(a: Id | null | undefined, b: Id | null | undefined): boolean {
+  return a != null && b != null && String(a) === String(b);
+}
+
+export interface Selection {
+  type: 'fractal' | 'prism';
+  id: Id;
+  name: string;
+}
+
+export interface Me {
+  username: string;
+  is_admin: boolean;
+  selected: Selection | null;
+}
+
+export interface Fractal {
+  id: Id;
+  name: string;
+  description?: string | null;
+}
+
+export interface Prism {
+  id: Id;
+  name: string;
+  fractal_ids: Id[];
+}
+
+export interface FractalStats {
+  log_count: number;
+  size_bytes: number;
+  oldest: string | number | null;
+  newest: string | number | null;
+}
+
+export interface IngestToken {
+  id: Id;
+  name: string;
+  token: string;
+  parser_type: string;
+  enabled: boolean;
+}
+
+export const enc = (id: Id): string => encodeURIComponent(String(id));

@@ -1,0 +1,65 @@
+// The fractals and prisms the signed-in user can choose from, and switching between them.
+import { enc, errorMessage, get, post, sameId, type Fractal, type Prism, type Selection } from './api.ts';
+import { setSelected } from './session.svelte.ts';
+
+export const catalog = $state<{
+  fractals: Fractal[];
+  prisms: Prism[];
+  loaded: boolean;
+  loading: boolean;
+  error: string | null;
+}>({ fractals: [], prisms: [], loaded: false, loading: false, error: null });
+
+let loadSeq = 0;
+
+export async function loadCatalog(): Promise<void> {
+  const my = ++loadSeq;
+  catalog.loading = true;
+  catalog.error = null;
+  try {
+    const [fractals, prisms] = await Promise.all([get<Fractal[]>('/fractals'), get<Prism[]>('/prisms')]);
+    if (my !== loadSeq) return;
+    catalog.fractals = sortByName(fractals ?? []);
+    catalog.prisms = sortByName(prisms ?? []);
+    catalog.loaded = true;
+  } catch (err) {
+    if (my === loadSeq) catalog.error = errorMessage(err);
+  } finally {
+    if (my === loadSeq) catalog.loading = false;
+  }
+}
+
+export function resetCatalog(): void {
+  loadSeq++;
+  catalog.fractals = [];
+  catalog.prisms = [];
+  catalog.loaded = false;
+  catalog.loading = false;
+  catalog.error = null;
+}
+
+export function fractalById(id: Selection['id']): Fractal | undefined {
+  return catalog.fractals.find((f) => sameId(f.id, id));
+}
+
+// Selections are sent one after another (a keyboard user arrowing through the list fires several);
+// only the last one updates the view.
+let chain: Promise<unknown> = Promise.resolve();
+let selectSeq = 0;
+
+/** Resolves when the service has switched; throws its sentence if it refused. */
+export function select(type: Selection['type'], id: Selection['id'], name: string): Promise<void> {
+  const my = ++selectSeq;
+  const path = type === 'fractal' ? `/fractals/${enc(id)}/select` : `/prisms/${enc(id)}/select`;
+  const run = chain.then(async () => {
+    if (my !== selectSeq) return; // superseded before it was sent
+    await post(path);
+    if (my === selectSeq) setSelected({ type, id, name });
+  });
+  chain = run.catch(() => undefined);
+  return run;
+}
+
+function sortByName<T extends { name: string }>(list: T[]): T[] {
+  return [...list].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base', numeric: true }));
+}
