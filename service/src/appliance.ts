@@ -16,6 +16,9 @@ import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHttpApp } from './http/app.ts';
+import { Ingest } from './ingest/pipeline.ts';
+import { ingestScope } from './ingest/plugin.ts';
+import { ingestRoutes, pressureRoutes } from './ingest/routes.ts';
 import { ingestTokenRoutes } from './ingest/token-routes.ts';
 import { IngestTokensStore } from './ingest/tokens-store.ts';
 import { LogStore } from './logs/log-store.ts';
@@ -67,8 +70,13 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   }
   const box = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
 
+  const app = createHttpApp({
+    logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
+    bodyLimit: 16 * 1024 * 1024,
+  });
   const ctx: Context = {
     config,
+    log: app.log,
     version: VERSION,
     startedAt: new Date(),
     db,
@@ -96,9 +104,10 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
 
-  const app = createHttpApp({
-    logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
-  });
+  const ingest = new Ingest(ctx);
+  const replayed = ingest.recover();
+  if (replayed > 0) app.log.info({ logs: replayed }, 'replaying logs accepted before the last stop');
+
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
   for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes]) {
@@ -107,6 +116,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   for (const scope of ['fractal', 'prism'] as const) {
     await app.register(async (a) => scopeAccessRoutes(a as never, ctx, scope));
   }
+  await app.register(ingestScope([ingestRoutes]), { ctx, pipeline: ingest });
+  await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
   await app.register(uiRoutes);
 
   await app.listen({ host: config.host, port: config.port });
@@ -124,7 +135,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     context: ctx,
     stop() {
       stopping ??= (async () => {
-        await app.close();
+        await app.close(); // no new requests; then everything accepted goes into storage
+        await ingest.stop();
         if (metricsServer) await new Promise((r) => metricsServer!.close(() => r(null)));
         await ch.close();
         db.close();

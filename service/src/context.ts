@@ -1,5 +1,6 @@
 // Everything a route plugin may use, built once by appliance.ts. Routes call domain logic and
 // stores from here; stores never call routes or each other's logic.
+import type { FastifyBaseLogger } from 'fastify';
 import type { ApiKeysStore } from './auth/api-keys-store.ts';
 import type { LoginLimiter } from './auth/login-limiter.ts';
 import type { RoleResolver } from './auth/roles.ts';
@@ -19,6 +20,7 @@ import type { PrismsStore } from './tenancy/prisms-store.ts';
 
 export interface Context {
   config: Config;
+  log: FastifyBaseLogger;
   version: string;
   startedAt: Date;
   db: Db;

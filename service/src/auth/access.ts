@@ -2,7 +2,7 @@
 // authenticates the caller, resolves the fractal or prism the route acts on, and refuses with
 // 401/403/404 before any handler or body parsing runs. A route without a declaration is refused.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden, HttpError, notFound, unauthorized } from '../http/errors.ts';
+import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../http/errors.ts';
 import type { ApiKeysStore } from './api-keys-store.ts';
 import { parsePermissions } from './api-keys-store.ts';
 import type { KeyPermission, Principal, Role, ScopeTarget, ScopeType } from './principal.ts';
@@ -33,6 +33,7 @@ declare module 'fastify' {
 }
 
 export const INGEST_TOKEN_PREFIX = 'svc_ingest_';
+const UUID_PATTERN = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 /** The credential a request presents: Bearer, ApiKey, X-API-Key, or Basic with it as password. */
 export function presentedCredential(req: FastifyRequest): string | undefined {
@@ -108,6 +109,8 @@ export function registerAccessControl(
       return;
     }
     const id = (req.params as Record<string, string>)[access.param] ?? '';
+    // This hook runs before schema validation, so a malformed id is refused here as bad input.
+    if (!UUID_PATTERN.test(id)) throw badRequest(`The path parameter "${access.param}" must be a valid UUID.`);
     const label = access.scope === 'fractal' ? 'Fractal' : 'Prism';
     const name = deps.roles.scopeName(access.scope, id);
     const role = name === undefined ? null : deps.roles.roleOf(p, access.scope, id);

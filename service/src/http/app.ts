@@ -14,6 +14,13 @@ export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: numb
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // A malformed URL (bad percent-encoding) or an over-long path segment is answered by the
+    // router itself, before any route or error handler: keep it in the error envelope too.
+    frameworkErrors: (err, _req, reply) => {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const error = status === 414 ? 'A path segment of the URL is too long.' : 'The request URL is not valid; check its percent-encoding.';
+      reply.code(status).send({ success: false, error });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.register(cookie);

@@ -35,10 +35,19 @@ export interface IngestTokenInput {
 }
 
 export class IngestTokensStore {
+  private listeners: Array<() => void> = [];
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
   ) {}
+
+  /** Called after any token changes (including removal with its fractal). */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+  notifyChanged(): void {
+    for (const fn of this.listeners) fn();
+  }
 
   list(fractalId: string): IngestTokenRow[] {
     return this.db.prepare('SELECT * FROM ingest_tokens WHERE fractal_id = ? ORDER BY created_at').all(fractalId) as IngestTokenRow[];
@@ -85,9 +94,11 @@ export class IngestTokensStore {
         new Date().toISOString(),
         row.id,
       );
+    this.notifyChanged();
     return this.get(row.fractal_id, row.id)!;
   }
   delete(id: string): void {
     this.db.prepare('DELETE FROM ingest_tokens WHERE id = ?').run(id);
+    this.notifyChanged();
   }
 }

@@ -36,6 +36,11 @@ export class LogStore {
     return (await this.statsByFractal([fractalId])).get(fractalId) ?? { log_count: 0, size_bytes: 0, oldest: null, newest: null };
   }
 
+  /** Inserts NDJSON rows in one statement (one part in ClickHouse, however many chunks). */
+  insert(chunks: Buffer[]): Promise<void> {
+    return insertRows(this.ch, chunks);
+  }
+
   async deleteFractal(fractalId: string): Promise<void> {
     await this.ch.client.command({
       query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID}`,
@@ -43,4 +48,14 @@ export class LogStore {
       clickhouse_settings: { mutations_sync: '2' },
     });
   }
+}
+
+/** Rows ready for the logs table, one JSON object per line (see ingest/rows.ts). */
+export async function insertRows(ch: Analytics, chunks: Buffer[]): Promise<void> {
+  const { Readable } = await import('node:stream');
+  const res = await ch.client.exec({
+    query: `INSERT INTO ${ch.table('logs')} FORMAT JSONEachRow`,
+    values: Readable.from(chunks),
+  });
+  res.stream.resume();
 }

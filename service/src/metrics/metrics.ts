@@ -20,6 +20,54 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly ingestAccepted = new client.Counter({
+    name: 'svc_ingest_accepted_total',
+    help: 'Log records accepted (spooled and queued)',
+    registers: [this.registry],
+  });
+  readonly ingestStored = new client.Counter({
+    name: 'svc_ingest_stored_total',
+    help: 'Log records inserted into ClickHouse',
+    registers: [this.registry],
+  });
+  readonly ingestRefused = new client.Counter({
+    name: 'svc_ingest_refused_total',
+    help: 'Log records or requests refused, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly ingestInsertSeconds = new client.Histogram({
+    name: 'svc_ingest_insert_duration_seconds',
+    help: 'Latency of one ClickHouse insert of coalesced batches',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly ingestInsertFailures = new client.Counter({
+    name: 'svc_ingest_insert_failures_total',
+    help: 'ClickHouse inserts that failed and were retried',
+    registers: [this.registry],
+  });
+
+  /** Queue depth and spool size are read when scraped. */
+  trackIngest(read: () => { depth: number; spoolBytes: number }): void {
+    new client.Gauge({
+      name: 'svc_ingest_queue_depth',
+      help: 'Batch slots in use (queued or being inserted)',
+      registers: [this.registry],
+      collect() {
+        this.set(read().depth);
+      },
+    });
+    new client.Gauge({
+      name: 'svc_ingest_spool_bytes',
+      help: 'Bytes in the on-disk ingest spool',
+      registers: [this.registry],
+      collect() {
+        this.set(read().spoolBytes);
+      },
+    });
+  }
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }

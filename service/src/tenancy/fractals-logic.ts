@@ -26,6 +26,7 @@ export function createFractal(
 export async function deleteFractal(ctx: Context, id: string): Promise<void> {
   await ctx.logs.deleteFractal(id);
   ctx.fractals.delete(id);
+  ctx.ingestTokens.notifyChanged(); // its tokens went with it (cascade)
 }
 
 export async function refreshAllStats(ctx: Context): Promise<Array<FractalStats & { fractal_id: string }>> {

@@ -69,7 +69,9 @@ export class FractalsStore {
   }
   update(id: string, patch: Partial<Pick<FractalRow, 'name' | 'description' | 'retention_days' | 'archive_retention_days' | 'quota_bytes' | 'quota_action'>>): FractalRow {
     const cur = this.get(id)!;
-    const next = { ...cur, ...patch };
+    // Fields left undefined in the patch keep their current value (null clears a nullable one).
+    const next = { ...cur };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
     this.db
       .prepare(
         `UPDATE fractals SET name = ?, description = ?, retention_days = ?, archive_retention_days = ?,

@@ -107,7 +107,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
     },
     async (req, reply) => {
       const b = req.body;
-      if (nameTaken(req.params.id, b.name)) throw conflict(`An API key named "${b.name}" already exists on this ${label}.`);
+      if (nameTaken(req.params.id, b.name.trim())) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${label}.`);
       const p = req.principal!;
       const { row, key: value } = ctx.apiKeys.create({
         scope,
@@ -144,7 +144,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
     async (req) => {
       const row = key(req.params.id, req.params.keyId);
       const b = req.body;
-      if (b.name && nameTaken(req.params.id, b.name, row.id)) throw conflict(`An API key named "${b.name}" already exists on this ${label}.`);
+      if (b.name && nameTaken(req.params.id, b.name.trim(), row.id)) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${label}.`);
       return ok(
         publicApiKey(
           ctx.apiKeys.update(row, {

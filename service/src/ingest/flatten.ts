@@ -1,0 +1,34 @@
+// Nested objects become dot-joined field names: {"a":{"b":1}} → {"a.b": 1}. Arrays are kept as
+// their JSON text (one searchable value; the query language has no array operators).
+// Deeper than MAX_DEPTH, the rest of a subtree is kept as its JSON text under the path reached,
+// so a hostile 200-level document is stored, not refused, and cannot blow the stack.
+import { BigNumberText, type FieldValue, type Fields } from './types.ts';
+
+export const MAX_DEPTH = 64;
+
+export function flatten(obj: Record<string, unknown>): Fields {
+  const out: Fields = {};
+  walk(obj, '', 0, out);
+  return out;
+}
+
+function walk(obj: Record<string, unknown>, prefix: string, depth: number, out: Fields): void {
+  for (const key in obj) {
+    const v = obj[key];
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof BigNumberText)) {
+      if (depth + 1 >= MAX_DEPTH) out[name] = JSON.stringify(v);
+      else if (isEmpty(v)) out[name] = '{}';
+      else walk(v as Record<string, unknown>, name, depth + 1, out);
+    } else if (Array.isArray(v)) {
+      out[name] = JSON.stringify(v);
+    } else {
+      out[name] = v as FieldValue;
+    }
+  }
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}

@@ -1,0 +1,159 @@
+// Splits a JSON body into its top-level values without parsing them: a JSON array yields its
+// elements, anything else the sequence of values separated by whitespace (one object, NDJSON,
+// pretty-printed objects one after another). Each slice is then parsed on its own, so one bad
+// record never costs the others, and each record's original text is kept for `raw`.
+import { BigNumberText } from './types.ts';
+
+export interface Slice {
+  text: string;
+  /** Set when the slice could not be delimited (unbalanced brackets, unterminated string). */
+  error?: string;
+}
+
+export function splitJsonValues(body: string): Slice[] {
+  let i = skipWs(body, 0);
+  if (body.charCodeAt(i) === 0x5b /* [ */) {
+    const end = valueEnd(body, i);
+    if (end > 0 && skipWs(body, end) === body.length) return arrayElements(body, i + 1, end - 1);
+  }
+  // NDJSON (the common case): the first line is a whole value by itself, so every line is one
+  // record and no character scanning is needed; a broken line cannot swallow the next.
+  const firstEnd = body.indexOf('\n', i);
+  if (firstEnd > 0 && valueEnd(body, i) === trimEnd(body, firstEnd)) return lines(body, i);
+  const out: Slice[] = [];
+  while (i < body.length) {
+    const end = valueEnd(body, i);
+    if (end < 0) {
+      out.push({ text: body.slice(i, lineEnd(body, i)).trim(), error: 'malformed JSON' });
+      i = lineEnd(body, i);
+    } else {
+      out.push({ text: body.slice(i, end) });
+      i = end;
+    }
+    i = skipWs(body, i);
+  }
+  return out;
+}
+
+function trimEnd(s: string, end: number): number {
+  while (end > 0 && (s.charCodeAt(end - 1) === 0x20 || s.charCodeAt(end - 1) === 0x0d || s.charCodeAt(end - 1) === 0x09)) end--;
+  return end;
+}
+
+function lines(body: string, from: number): Slice[] {
+  const out: Slice[] = [];
+  let i = from;
+  while (i < body.length) {
+    let n = body.indexOf('\n', i);
+    if (n < 0) n = body.length;
+    const text = body.slice(i, n).trim();
+    if (text) out.push({ text });
+    i = n + 1;
+  }
+  return out;
+}
+
+function arrayElements(body: string, from: number, to: number): Slice[] {
+  const out: Slice[] = [];
+  let i = skipWs(body, from);
+  while (i < to) {
+    const end = valueEnd(body, i);
+    if (end < 0 || end > to) return [{ text: body.slice(from - 1, to + 1), error: 'malformed JSON array' }];
+    out.push({ text: body.slice(i, end) });
+    i = skipWs(body, end);
+    if (i < to) {
+      if (body.charCodeAt(i) !== 0x2c /* , */) return [{ text: body.slice(from - 1, to + 1), error: 'malformed JSON array' }];
+      i = skipWs(body, i + 1);
+    }
+  }
+  return out;
+}
+
+function skipWs(s: string, i: number): number {
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff) i++;
+    else return i;
+  }
+}
+
+function lineEnd(s: string, i: number): number {
+  const n = s.indexOf('\n', i);
+  return n < 0 ? s.length : n + 1;
+}
+
+/** Index just past the JSON value starting at i, or -1. Containers are matched by depth. */
+function valueEnd(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c === 0x22 /* " */) return stringEnd(s, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    // scalar: runs to the next delimiter
+    let j = i;
+    while (j < s.length) {
+      const d = s.charCodeAt(j);
+      if (d === 0x2c || d === 0x5d || d === 0x7d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) break;
+      j++;
+    }
+    return j > i ? j : -1;
+  }
+  let depth = 0;
+  for (let j = i; j < s.length; j++) {
+    const d = s.charCodeAt(j);
+    if (d === 0x22) {
+      j = stringEnd(s, j) - 1;
+      if (j < 0) return -1;
+    } else if (d === 0x7b || d === 0x5b) depth++;
+    else if (d === 0x7d || d === 0x5d) {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+function stringEnd(s: string, i: number): number {
+  for (let j = i + 1; j < s.length; j++) {
+    const d = s.charCodeAt(j);
+    if (d === 0x5c /* \ */) j++;
+    else if (d === 0x22) return j + 1;
+  }
+  return -1;
+}
+
+const BIG_DIGITS = /\d{16,}/;
+
+/**
+ * JSON.parse, except that integers beyond 2^53 (which a double would round) come back as
+ * BigNumberText holding their exact text. The slow path runs only when a long digit run exists.
+ */
+export function parseJsonFaithful(text: string): unknown {
+  const v = JSON.parse(text);
+  if (!BIG_DIGITS.test(text)) return v;
+  return reviveBig(text);
+}
+
+function reviveBig(text: string): unknown {
+  // Quote every long bare number outside strings, parse, then turn marked strings back.
+  const MARK = '\u0000big:';
+  let out = '';
+  let last = 0;
+  for (let j = 0; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === 0x22) {
+      j = stringEnd(text, j) - 1;
+      continue;
+    }
+    if ((d >= 0x30 && d <= 0x39) || d === 0x2d) {
+      let k = j + 1;
+      while (k < text.length && /[0-9.eE+-]/.test(text[k]!)) k++;
+      const num = text.slice(j, k);
+      if (/^-?\d{16,}$/.test(num) && !Number.isSafeInteger(Number(num))) {
+        out += text.slice(last, j) + JSON.stringify(MARK + num);
+        last = k;
+      }
+      j = k - 1;
+    }
+  }
+  out += text.slice(last);
+  return JSON.parse(out, (_k, v) => (typeof v === 'string' && v.startsWith(MARK) ? new BigNumberText(v.slice(MARK.length)) : v));
+}

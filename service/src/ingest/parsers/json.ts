@@ -1,0 +1,16 @@
+// The default parser: one JSON object per record. Integers beyond 2^53 keep their exact text.
+import { parseJsonFaithful } from '../json-text.ts';
+import { ParseError } from './parse-error.ts';
+
+export function parseJsonRecord(text: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = parseJsonFaithful(text);
+  } catch (err) {
+    throw new ParseError(`invalid JSON (${(err as Error).message.replace(/^Unexpected/, 'unexpected')})`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new ParseError(`expected a JSON object, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
+  }
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,405 @@
+// The `syslog` parser: one RFC 5424 or RFC 3164 (BSD) syslog line → fields.
+//
+// RFC 5424:  <PRI>VERSION SP TIMESTAMP SP HOSTNAME SP APP-NAME SP PROCID SP MSGID SP SD [SP MSG]
+//   e.g. <165>1 2003-10-11T22:14:15.003Z host evntslog - ID47 [exampleSDID@32473 iut="3"] hello
+//   - `-` is the nil value: a nil header field is left out of the result.
+//   - Structured data: one or more `[sd-id name="value" ...]`; inside a value \" \\ \] stand for the
+//     character, any other backslash stays. Each parameter becomes `sd.<sd-id>.<name>` (last one
+//     wins); an element without parameters adds nothing. Malformed structured data is an error.
+//   - A UTF-8 BOM at the start of MSG is dropped. Header fields may be separated by more than one
+//     space (seen in the wild); the single space before MSG is not part of the message.
+//   - A sender that leaves out the SD field entirely: whatever follows MSGID is the message.
+// RFC 3164:  [<PRI>]TIMESTAMP SP [HOSTNAME SP] [TAG[\[PID\]]: ]MSG
+//   TIMESTAMP is one of
+//     Mmm dd hh:mm:ss           (`Jan  2 03:04:05`; the day may be space- or zero-padded)
+//     Mmm dd YYYY hh:mm:ss      Mmm dd hh:mm:ss YYYY      YYYY Mmm dd hh:mm:ss
+//     an ISO 8601 / RFC 3339 date-time (`2026-01-02T03:04:05.123+01:00`, also `2026-01-02 03:04:05`)
+//   optionally with a fraction of a second after hh:mm:ss (`.123`). The ISO form is kept as
+//   received; the others become RFC 3339 text in UTC (`2026-01-02T03:04:05Z`), in the given year
+//   or else the current UTC year, or the previous year if that would be more than a day ahead.
+//   HOSTNAME is left out when the first word after the timestamp is already a TAG. TAG is the run of
+//   characters up to `:` or `[PID]`, followed by a space or the end; it gives `app_name` and
+//   `proc_id`. Without a TAG the whole rest is the message. A line with a PRI but no recognisable
+//   timestamp is still accepted (RFC 3164 §4.3.3: all of it is the message, TAG still read).
+//
+// Output fields (absent ones are omitted): priority, facility, severity, facility_name,
+// severity_name (only with a PRI), version (5424), timestamp, hostname, app_name, proc_id, msg_id
+// (5424), sd.<id>.<param> (5424), message.
+import { ParseError } from './parse-error.ts';
+import { daysFromCivil, daysInMonth, parseTimestampNs } from '../timestamps.ts';
+
+export type SyslogFields = Record<string, string | number>;
+
+const NOT_SYSLOG = 'not a syslog line (RFC 5424 or RFC 3164)';
+
+export const FACILITY_NAMES: readonly string[] = [
+  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv',
+  'ftp', 'ntp', 'security', 'console', 'solaris-cron',
+  'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+];
+
+export const SEVERITY_NAMES: readonly string[] = [
+  'emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug',
+];
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const DAY_MS = 86_400_000;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Reads `d` digits at s[i]; -1 if any is not a digit. */
+function digits(s: string, i: number, d: number): number {
+  let n = 0;
+  for (let k = 0; k < d; k++) {
+    const c = s.charCodeAt(i + k) - 48;
+    if (!(c >= 0 && c <= 9)) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : '' + n;
+}
+
+/** Index of the next space (or n) from i. */
+function wordEnd(s: string, i: number, n: number): number {
+  while (i < n && s.charCodeAt(i) !== 32) i++;
+  return i;
+}
+
+function skipSpaces(s: string, i: number, n: number): number {
+  while (i < n && s.charCodeAt(i) === 32) i++;
+  return i;
+}
+
+/**
+ * Parses one syslog line. `nowMs` (default: the clock) is only used to pick the year of an RFC 3164
+ * timestamp that has none.
+ */
+export function parseSyslog(line: string, nowMs: number = Date.now()): SyslogFields {
+  let n = line.length;
+  while (n > 0) {
+    const c = line.charCodeAt(n - 1);
+    if (c !== 10 && c !== 13) break;
+    n--;
+  }
+  let i = 0;
+  while (i < n) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 0xfeff) break;
+    i++;
+  }
+  const out: SyslogFields = {};
+  let hasPri = false;
+  if (i < n && line.charCodeAt(i) === 60 /* < */) {
+    let j = i + 1;
+    let pri = 0;
+    while (j < n && j - i <= 3 && isDigit(line.charCodeAt(j))) pri = pri * 10 + line.charCodeAt(j++) - 48;
+    if (j === i + 1 || j >= n || line.charCodeAt(j) !== 62 /* > */ || pri > 191) {
+      throw new ParseError(`invalid syslog priority "${line.slice(i, Math.min(n, i + 6))}": expected <0> to <191>`);
+    }
+    out.priority = pri;
+    out.facility = pri >> 3;
+    out.severity = pri & 7;
+    out.facility_name = FACILITY_NAMES[pri >> 3];
+    out.severity_name = SEVERITY_NAMES[pri & 7];
+    hasPri = true;
+    i = j + 1;
+    // VERSION: 1-3 digits and a space (a 3164 timestamp never starts that way).
+    let k = i;
+    while (k < n && k - i < 4 && isDigit(line.charCodeAt(k))) k++;
+    if (k > i && k - i <= 3 && k < n && line.charCodeAt(k) === 32 && line.charCodeAt(i) !== 48) {
+      out.version = Number(line.slice(i, k));
+      parse5424(line, k + 1, n, out);
+      return out;
+    }
+  }
+  parse3164(line, i, n, out, hasPri, nowMs);
+  return out;
+}
+
+const HEADER_5424 = ['timestamp', 'hostname', 'app_name', 'proc_id', 'msg_id'] as const;
+const HEADER_5424_NAMES = ['TIMESTAMP', 'HOSTNAME', 'APP-NAME', 'PROCID', 'MSGID'];
+
+function parse5424(line: string, i: number, n: number, out: SyslogFields): void {
+  for (let f = 0; f < 5; f++) {
+    i = skipSpaces(line, i, n);
+    if (i >= n) throw new ParseError(`RFC 5424 header is incomplete: ${HEADER_5424_NAMES[f]} is missing`);
+    const e = wordEnd(line, i, n);
+    if (!(e === i + 1 && line.charCodeAt(i) === 45 /* - */)) out[HEADER_5424[f]] = line.slice(i, e);
+    i = e;
+  }
+  i = skipSpaces(line, i, n);
+  if (i >= n) return;
+  const c = line.charCodeAt(i);
+  if (c === 45 && (i + 1 >= n || line.charCodeAt(i + 1) === 32)) {
+    i++; // nil structured data
+  } else if (c === 91 /* [ */) {
+    i = parseStructuredData(line, i, n, out);
+  }
+  // The single space that separates SD from MSG (when SD was left out, i is already at MSG).
+  if (i < n && line.charCodeAt(i) === 32) i++;
+  if (i < n && line.charCodeAt(i) === 0xfeff) i++;
+  if (i < n) out.message = line.slice(i, n);
+}
+
+/** Parses `[id k="v" ...]...` at line[i] (a '['); returns the index after the last ']'. */
+function parseStructuredData(line: string, i: number, n: number, out: SyslogFields): number {
+  while (i < n && line.charCodeAt(i) === 91) {
+    i++;
+    const idStart = i;
+    while (i < n) {
+      const c = line.charCodeAt(i);
+      if (c === 32 || c === 93 /* ] */ || c === 61 || c === 34) break;
+      i++;
+    }
+    if (i === idStart) throw new ParseError('malformed structured data: an SD element has no SD-ID');
+    const id = line.slice(idStart, i);
+    const prefix = 'sd.' + id + '.';
+    for (;;) {
+      i = skipSpaces(line, i, n);
+      if (i >= n) throw new ParseError(`malformed structured data: element [${id}] is not closed with "]"`);
+      if (line.charCodeAt(i) === 93) {
+        i++;
+        break;
+      }
+      const nameStart = i;
+      while (i < n) {
+        const c = line.charCodeAt(i);
+        if (c === 61 || c === 32 || c === 93 || c === 34) break;
+        i++;
+      }
+      const name = line.slice(nameStart, i);
+      if (name === '' || i + 1 >= n || line.charCodeAt(i) !== 61 || line.charCodeAt(i + 1) !== 34) {
+        throw new ParseError(
+          `malformed structured data: in element [${id}], expected name="value" at "${line.slice(nameStart, Math.min(n, nameStart + 20))}"`,
+        );
+      }
+      i += 2;
+      let runStart = i;
+      let acc = '';
+      let closed = false;
+      while (i < n) {
+        const c = line.charCodeAt(i);
+        if (c === 34) {
+          closed = true;
+          break;
+        }
+        if (c === 92 /* \ */ && i + 1 < n) {
+          const e = line.charCodeAt(i + 1);
+          if (e === 34 || e === 92 || e === 93) {
+            acc += line.slice(runStart, i);
+            runStart = i + 1; // the escaped character starts the next run
+          }
+          i += 2;
+          continue;
+        }
+        i++;
+      }
+      if (!closed) throw new ParseError(`malformed structured data: the value of ${id} ${name} has no closing quote`);
+      const key = prefix + name;
+      out[key] = acc + line.slice(runStart, i);
+      i++;
+    }
+  }
+  return i;
+}
+
+// ---- RFC 3164 ----
+
+/** Month index 0-11 of the three letters at s[i], or -1. */
+function monthAt(s: string, i: number, n: number): number {
+  if (i + 3 > n) return -1;
+  const a = s.charCodeAt(i) | 32;
+  const b = s.charCodeAt(i + 1) | 32;
+  const c = s.charCodeAt(i + 2) | 32;
+  for (let m = 0; m < 12; m++) {
+    const w = MONTHS[m];
+    if (w.charCodeAt(0) === a && w.charCodeAt(1) === b && w.charCodeAt(2) === c) return m;
+  }
+  return -1;
+}
+
+interface Clock {
+  h: number;
+  mi: number;
+  s: number;
+  frac: string;
+  end: number;
+}
+
+/** hh:mm:ss[.fff] at s[i]. */
+function clockAt(s: string, i: number, n: number): Clock | null {
+  if (i + 8 > n) return null;
+  const h = digits(s, i, 2);
+  const mi = digits(s, i + 3, 2);
+  const sec = digits(s, i + 6, 2);
+  if (s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return null;
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return null;
+  let e = i + 8;
+  let frac = '';
+  if (e < n && s.charCodeAt(e) === 46 && e + 1 < n && isDigit(s.charCodeAt(e + 1))) {
+    const fs = e + 1;
+    e = fs;
+    while (e < n && isDigit(s.charCodeAt(e))) e++;
+    frac = s.slice(fs, Math.min(e, fs + 9));
+  }
+  return { h, mi, s: sec, frac, end: e };
+}
+
+/** A 4-digit year at s[i] followed by a space or the end. */
+function yearAt(s: string, i: number, n: number): number {
+  if (i + 4 > n || (i + 4 < n && s.charCodeAt(i + 4) !== 32)) return -1;
+  const y = digits(s, i, 4);
+  return y >= 1970 ? y : -1;
+}
+
+let yearCacheFrom = 0;
+let yearCacheTo = -1;
+let yearCache = 0;
+
+function utcYear(ms: number): number {
+  if (ms >= yearCacheFrom && ms < yearCacheTo) return yearCache;
+  const y = new Date(ms).getUTCFullYear();
+  yearCache = y;
+  yearCacheFrom = Date.UTC(y, 0, 1);
+  yearCacheTo = Date.UTC(y + 1, 0, 1);
+  return y;
+}
+
+function rfc3339(y: number, mon: number, d: number, c: Clock): string {
+  return `${y}-${pad2(mon + 1)}-${pad2(d)}T${pad2(c.h)}:${pad2(c.mi)}:${pad2(c.s)}${c.frac === '' ? '' : '.' + c.frac}Z`;
+}
+
+interface BsdTime {
+  text: string;
+  end: number;
+}
+
+/** One of the RFC 3164 timestamp forms at line[i] (see the file header), or null. */
+function bsdTimestamp(line: string, i: number, n: number, nowMs: number): BsdTime | null {
+  let year = -1;
+  let p = i;
+  const c0 = line.charCodeAt(p);
+  if (isDigit(c0)) {
+    if (line.charCodeAt(p + 4) === 45 /* - */) {
+      let e = wordEnd(line, p, n);
+      // "2026-01-02 03:04:05.123+01:00": a date and a time as two words.
+      if (e - p === 10 && e < n && clockAt(line, e + 1, n) !== null) e = wordEnd(line, e + 1, n);
+      const text = line.slice(p, e);
+      return parseTimestampNs(text) === null ? null : { text, end: e };
+    }
+    year = yearAt(line, p, n); // YYYY Mmm dd hh:mm:ss
+    if (year < 0 || p + 5 >= n) return null;
+    p += 5;
+  }
+  const mon = monthAt(line, p, n);
+  if (mon < 0 || line.charCodeAt(p + 3) !== 32) return null;
+  p += 4;
+  if (line.charCodeAt(p) === 32) p++; // "Jan  2"
+  let day = -1;
+  if (isDigit(line.charCodeAt(p))) {
+    if (isDigit(line.charCodeAt(p + 1))) {
+      day = digits(line, p, 2);
+      p += 2;
+    } else {
+      day = line.charCodeAt(p) - 48;
+      p += 1;
+    }
+  }
+  if (day < 1 || line.charCodeAt(p) !== 32) return null;
+  p++;
+  if (year < 0) {
+    year = yearAt(line, p, n); // Mmm dd YYYY hh:mm:ss
+    if (year >= 0) p += 5;
+  }
+  const clock = clockAt(line, p, n);
+  if (clock === null) return null;
+  p = clock.end;
+  if (year < 0 && p < n && line.charCodeAt(p) === 32) {
+    const y = yearAt(line, p + 1, n); // Mmm dd hh:mm:ss YYYY
+    if (y >= 0) {
+      year = y;
+      p += 5;
+    }
+  }
+  if (p < n && line.charCodeAt(p) !== 32) return null;
+  if (year >= 0) {
+    if (day > daysInMonth(year, mon + 1)) return null;
+    return { text: rfc3339(year, mon, day, clock), end: p };
+  }
+  // No year: this year, unless that is more than a day ahead of now (then the previous one).
+  let y = utcYear(nowMs);
+  const at = (yy: number) => (daysFromCivil(yy, mon + 1, day) * 86400 + clock.h * 3600 + clock.mi * 60 + clock.s) * 1000;
+  if (day > daysInMonth(y, mon + 1) || at(y) > nowMs + DAY_MS) y--;
+  if (day > daysInMonth(y, mon + 1)) return null;
+  return { text: rfc3339(y, mon, day, clock), end: p };
+}
+
+interface Tag {
+  app: string;
+  pid: string | null;
+  /** Where the message starts. */
+  msg: number;
+}
+
+/**
+ * TAG at line[i]: characters up to ':' or '[PID]' (then optionally ':'), followed by a space or the
+ * end. Null when the word there is not shaped like a tag.
+ */
+function tagAt(line: string, i: number, n: number): Tag | null {
+  let j = i;
+  while (j < n) {
+    const c = line.charCodeAt(j);
+    if (c === 32 || c === 58 || c === 91) break;
+    j++;
+  }
+  if (j === i || j >= n) return null;
+  const app = line.slice(i, j);
+  let pid: string | null = null;
+  if (line.charCodeAt(j) === 91) {
+    const ps = j + 1;
+    let k = ps;
+    while (k < n) {
+      const c = line.charCodeAt(k);
+      if (c === 93 || c === 32) break;
+      k++;
+    }
+    if (k >= n || line.charCodeAt(k) !== 93) return null;
+    pid = line.slice(ps, k);
+    j = k + 1;
+    if (j < n && line.charCodeAt(j) === 58) j++;
+  } else if (line.charCodeAt(j) === 58) {
+    j++;
+  } else {
+    return null; // a space: an ordinary word
+  }
+  if (j < n && line.charCodeAt(j) !== 32) return null; // "fe80::1", "a:b"
+  if (j < n) j++;
+  return { app, pid, msg: j };
+}
+
+function parse3164(line: string, i: number, n: number, out: SyslogFields, hasPri: boolean, nowMs: number): void {
+  const ts = i < n ? bsdTimestamp(line, i, n, nowMs) : null;
+  if (ts === null) {
+    if (!hasPri) throw new ParseError(NOT_SYSLOG);
+  } else {
+    out.timestamp = ts.text;
+    i = skipSpaces(line, ts.end, n);
+    if (i < n && tagAt(line, i, n) === null) {
+      const e = wordEnd(line, i, n);
+      if (!(e === i + 1 && line.charCodeAt(i) === 45)) out.hostname = line.slice(i, e);
+      i = skipSpaces(line, e, n);
+    }
+  }
+  const tag = i < n ? tagAt(line, i, n) : null;
+  if (tag !== null) {
+    out.app_name = tag.app;
+    if (tag.pid !== null && tag.pid !== '') out.proc_id = tag.pid;
+    i = tag.msg;
+  }
+  if (i < n) out.message = line.slice(i, n);
+}

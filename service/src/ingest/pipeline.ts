@@ -1,0 +1,189 @@
+// The ingest pipeline shared by all three endpoints:
+//   token (cached) → admission (token bucket) → parse (token's parser) → flatten → normalize
+//   → timestamp → spool (fsync'd) → queue → workers → ClickHouse.
+// An endpoint calls authenticate(), admit(), then accept() with the records it decoded; it never
+// talks to storage itself.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { presentedCredential } from '../auth/access.ts';
+import type { Context } from '../context.ts';
+import { HttpError } from '../http/errors.ts';
+import { flatten } from './flatten.ts';
+import { parseJsonRecord } from './parsers/json.ts';
+import { parseKv } from './parsers/kv.ts';
+import { ParseError } from './parsers/parse-error.ts';
+import { parseSyslog } from './parsers/syslog.ts';
+import { Pressure } from './pressure.ts';
+import { IngestQueue, type QueuedBatch } from './queue.ts';
+import { Spool } from './spool.ts';
+import { formatNs, nowNs, resolveTimestamp } from './timestamps.ts';
+import { TokenBucket } from './rate-limit.ts';
+import { TokenCache, type CachedToken } from './token-cache.ts';
+import type { AcceptResult, IncomingRecord, RecordOutcome } from './types.ts';
+
+export type ResolvedToken = CachedToken;
+
+export const MAX_BATCH_LOGS = 5_000;
+const MAX_REPORTED_ERRORS = 5;
+
+export interface IngestPipeline {
+  /** The presented ingest token (Bearer, ApiKey, X-API-Key or Basic password); throws 401. */
+  authenticate(req: FastifyRequest): ResolvedToken;
+  /** Request-rate admission; throws 429 with Retry-After when over SVC_INGEST_RATE_LIMIT/BURST. */
+  admit(): void;
+  /** Parses, normalizes, stamps, spools and queues; throws 429 when the queue is full. */
+  accept(token: ResolvedToken, records: IncomingRecord[]): Promise<AcceptResult>;
+}
+
+const PARSERS = { kv: parseKv, syslog: parseSyslog } as const;
+
+export class Ingest implements IngestPipeline {
+  readonly pressure = new Pressure();
+  readonly spool: Spool;
+  readonly queue: IngestQueue;
+  private readonly tokens: TokenCache;
+  private readonly bucket: TokenBucket;
+  /** Fractals refusing logs because they are over a `reject` disk quota. */
+  readonly quotaBlocked = new Set<string>();
+  /** Storage insert latency, for the pressure report: the last insert and a moving average. */
+  lastInsertMs: number | null = null;
+  avgInsertMs: number | null = null;
+
+  constructor(private readonly ctx: Context) {
+    const { config, metrics } = ctx;
+    this.tokens = new TokenCache(ctx.ingestTokens);
+    this.bucket = new TokenBucket(config.ingestRateLimit, config.ingestRateBurst);
+    this.spool = new Spool(path.join(config.dataDir, 'spool'));
+    this.queue = new IngestQueue({
+      slots: config.ingestQueueSize,
+      workers: config.ingestWorkers,
+      insert: (chunks) => ctx.logs.insert(chunks),
+      onInserted: (batches, ms) => {
+        for (const b of batches) this.spool.confirm(b.id);
+        this.lastInsertMs = Math.round(ms * 10) / 10;
+        this.avgInsertMs = Math.round((this.avgInsertMs === null ? ms : this.avgInsertMs * 0.9 + ms * 0.1) * 10) / 10;
+        metrics.ingestInsertSeconds.observe(ms / 1000);
+        metrics.ingestStored.inc(batches.reduce((n, b) => n + b.count, 0));
+      },
+      onInsertError: (err, attempt, delay) => {
+        this.pressure.set('storage', true, `inserts failing: ${err.message.split('\n')[0]}`);
+        metrics.ingestInsertFailures.inc();
+        if (attempt === 1 || attempt % 10 === 0) {
+          ctx.log.error({ err: err.message, attempt, retry_in_ms: delay }, 'insert into ClickHouse failed; will retry');
+        }
+      },
+      onRecovered: () => this.pressure.set('storage', false),
+    });
+    metrics.trackIngest(() => ({ depth: this.queue.depth, spoolBytes: this.spool.bytes }));
+  }
+
+  /** Replays what the spool holds from before the last stop (or crash). */
+  recover(): number {
+    const batches = this.spool.recover();
+    for (const b of batches) this.queue.pushRecovered(b);
+    return batches.reduce((n, b) => n + b.count, 0);
+  }
+
+  authenticate(req: FastifyRequest): ResolvedToken {
+    const value = presentedCredential(req);
+    if (!value) {
+      this.ctx.metrics.ingestRefused.inc({ reason: 'unauthenticated' });
+      throw new HttpError(401, 'Send the ingest token as "Authorization: Bearer svc_ingest_…".');
+    }
+    const token = this.tokens.lookup(value);
+    if (!token) {
+      this.ctx.metrics.ingestRefused.inc({ reason: 'unauthenticated' });
+      throw new HttpError(401, 'The ingest token is unknown or disabled.');
+    }
+    return token;
+  }
+
+  admit(): void {
+    const wait = this.bucket.take();
+    if (wait > 0) {
+      this.pressure.hit('rate_limit', `over ${this.ctx.config.ingestRateLimit} requests/s (burst ${this.ctx.config.ingestRateBurst})`);
+      this.ctx.metrics.ingestRefused.inc({ reason: 'rate_limit' });
+      throw new HttpError(429, 'Ingest rate limit exceeded; retry with backoff.', { 'retry-after': String(wait) });
+    }
+  }
+
+  async accept(token: ResolvedToken, records: IncomingRecord[]): Promise<AcceptResult> {
+    const { metrics } = this.ctx;
+    if (this.quotaBlocked.has(token.fractalId)) {
+      this.pressure.hit('disk_quota', `fractal ${token.fractalId} is over its disk quota`);
+      metrics.ingestRefused.inc({ reason: 'disk_quota' });
+      throw new HttpError(429, 'This fractal is over its disk quota; an admin must raise the quota or free space.', { 'retry-after': '60' });
+    }
+    const outcomes: RecordOutcome[] = new Array(records.length);
+    const errors: string[] = [];
+    const chunks: Array<{ lines: string[] }> = [];
+    let current: string[] = [];
+    const parser = token.row.parser_type === 'json' ? null : PARSERS[token.row.parser_type];
+    const settingsFields = this.ctx.settings.get().timestamp_fields;
+    const ingestTs = formatNs(nowNs());
+    const fid = token.fractalId;
+    let rejected = 0;
+
+    for (let i = 0; i < records.length; i++) {
+      const rec = records[i]!;
+      try {
+        const obj = rec.fields ?? (parser && rec.text.charCodeAt(0) !== 0x7b ? parser(rec.text) : parseJsonRecord(rec.text));
+        const fields = token.normalize(flatten(obj));
+        const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
+        const logId = randomUUID();
+        current.push(
+          `{"fractal_id":"${fid}","timestamp":"${formatNs(ts.ns)}","ingest_timestamp":"${ingestTs}","log_id":"${logId}","raw":${JSON.stringify(rec.text)},"fields":${JSON.stringify(fields)}}`,
+        );
+        if (current.length === MAX_BATCH_LOGS) {
+          chunks.push({ lines: current });
+          current = [];
+        }
+        outcomes[i] = { ok: true, logId };
+      } catch (err) {
+        if (!(err instanceof ParseError)) throw err;
+        rejected++;
+        const error = `record ${i + 1}: ${err.message}`;
+        if (errors.length < MAX_REPORTED_ERRORS) errors.push(error);
+        outcomes[i] = { ok: false, error: err.message };
+      }
+    }
+    if (current.length) chunks.push({ lines: current });
+    if (rejected) metrics.ingestRefused.inc({ reason: 'invalid_record' }, rejected);
+    const accepted = records.length - rejected;
+    if (accepted === 0) return { accepted, rejected, errors, outcomes, durable: false };
+
+    if (!this.queue.reserve(chunks.length)) {
+      this.pressure.hit('queue', `all ${this.queue.capacity} batch slots in use`);
+      metrics.ingestRefused.inc({ reason: 'queue_full' }, accepted);
+      throw new HttpError(429, 'The ingest queue is full; retry with backoff.', { 'retry-after': '1' });
+    }
+    const batches: QueuedBatch[] = chunks.map((c) => ({
+      id: randomUUID(),
+      fractalId: fid,
+      count: c.lines.length,
+      rows: Buffer.from(c.lines.join('\n') + '\n'),
+    }));
+    try {
+      await Promise.all(batches.map((b) => this.spool.append(b)));
+    } catch (err) {
+      this.queue.release(batches.length);
+      this.pressure.set('spool', true, `spool write failed: ${(err as Error).message}`);
+      metrics.ingestRefused.inc({ reason: 'spool_error' }, accepted);
+      this.ctx.log.error({ err: (err as Error).message }, 'spool write failed; refusing ingest');
+      throw new HttpError(503, 'The appliance could not write its ingest spool (is the disk full?); nothing from this request was stored.', { 'retry-after': '5' });
+    }
+    this.pressure.set('spool', false);
+    for (const b of batches) this.queue.push(b);
+    metrics.ingestAccepted.inc(accepted);
+    return { accepted, rejected, errors, outcomes, durable: true };
+  }
+
+  /** Stops taking work, inserts what is queued (up to the time-out), and closes the spool. */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    const drained = await this.queue.drain(timeoutMs);
+    if (!drained) this.ctx.log.warn({ pending: this.queue.depth }, 'ingest queue not drained in time; the spool keeps it for the next start');
+    await this.queue.stop();
+    await this.spool.close();
+  }
+}

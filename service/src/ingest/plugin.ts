@@ -1,0 +1,46 @@
+// The ingest scope: every ingest endpoint gets its body as a Buffer (any content type; the
+// content is sniffed, not trusted), gunzipped/inflated when the sender compressed it, and refused
+// with 413 as soon as it passes SVC_MAX_BODY_SIZE without being buffered whole first.
+import { createGunzip, createInflate } from 'node:zlib';
+import type { Context } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { HttpError } from '../http/errors.ts';
+import type { IngestPipeline } from './pipeline.ts';
+
+export interface IngestDeps {
+  ctx: Context;
+  pipeline: IngestPipeline;
+}
+
+export type IngestRoutes = (app: App, deps: IngestDeps) => Promise<void>;
+
+export function ingestScope(routes: IngestRoutes[]) {
+  return async (app: App, deps: IngestDeps) => {
+    const limit = deps.ctx.config.maxBodySize;
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
+    app.addHook('preParsing', async (req, _reply, payload) => {
+      const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
+      if (!enc || enc === 'identity') return payload;
+      if (enc !== 'gzip' && enc !== 'deflate') {
+        throw new HttpError(415, `Content-Encoding "${enc}" is not supported; send gzip, deflate or an uncompressed body.`);
+      }
+      // The decompressed length is what counts against the limit; drop the compressed length.
+      delete req.headers['content-length'];
+      const inflater = enc === 'gzip' ? createGunzip() : createInflate();
+      payload.pipe(inflater);
+      payload.on('error', (e) => inflater.destroy(e));
+      return inflater;
+    });
+    app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.code(413).send({ success: false, error: `The request body is larger than SVC_MAX_BODY_SIZE (${limit} bytes); send smaller batches.` });
+      }
+      if (err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR') {
+        return reply.code(400).send({ success: false, error: 'The compressed request body is corrupt; check Content-Encoding.' });
+      }
+      throw err; // the app-wide handler answers everything else
+    });
+    for (const r of routes) await app.register(r as never, deps as never);
+  };
+}

@@ -1,0 +1,67 @@
+// POST /api/v1/ingest: a JSON array, one object, or NDJSON (sniffed from the content, not the
+// header); with a kv or syslog token, one record per line. GET /api/v1/system/pressure.
+import { isUtf8 } from 'node:buffer';
+import type { Context } from '../context.ts';
+import { HttpError, badRequest } from '../http/errors.ts';
+import type { App } from '../http/app.ts';
+import { splitJsonValues } from './json-text.ts';
+import type { Ingest } from './pipeline.ts';
+import type { IngestDeps } from './plugin.ts';
+import type { IncomingRecord } from './types.ts';
+
+/** Content types a shipper plausibly sends text records with; the content itself is sniffed. */
+const TEXT_TYPES = /^(application\/(json|x-ndjson|ndjson|jsonl|x-json-stream|x-www-form-urlencoded|octet-stream)|text\/[a-z-]+)\b/i;
+
+export function bodyText(req: { headers: Record<string, unknown>; body: unknown }): string {
+  const type = String(req.headers['content-type'] ?? '');
+  if (type && !TEXT_TYPES.test(type)) {
+    throw badRequest(`Content type "${type.split(';')[0]}" is not accepted; send application/json or application/x-ndjson.`);
+  }
+  const buf = req.body as Buffer | undefined;
+  if (!buf || buf.length === 0) throw badRequest('The request body is empty; send at least one log record.');
+  if (!isUtf8(buf)) throw badRequest('The request body is not valid UTF-8.');
+  return buf.toString('utf8');
+}
+
+export function splitRecords(text: string, parserType: string): IncomingRecord[] {
+  if (parserType === 'json') {
+    return splitJsonValues(text).map((s) => ({ text: s.text }));
+  }
+  const out: IncomingRecord[] = [];
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t) out.push({ text: t });
+  }
+  return out;
+}
+
+export async function ingestRoutes(app: App, { pipeline }: IngestDeps) {
+  app.post('/api/v1/ingest', { config: { access: { ingest: true } } }, async (req) => {
+    const token = pipeline.authenticate(req);
+    pipeline.admit();
+    const records = splitRecords(bodyText(req), token.row.parser_type);
+    if (records.length === 0) throw badRequest('No log records found in the request body.');
+    const r = await pipeline.accept(token, records);
+    if (r.accepted === 0) {
+      throw new HttpError(400, `No valid logs found: ${r.errors.join('; ')}${r.rejected > r.errors.length ? ` (and ${r.rejected - r.errors.length} more)` : ''}.`);
+    }
+    const summary = { accepted: r.accepted, rejected: r.rejected, errors: r.errors, durable: r.durable };
+    // Counts at the top level too: shippers and scripts read them without unwrapping.
+    return { success: true, ...summary, data: summary };
+  });
+}
+
+export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx: Context; pipeline: Ingest }) {
+  app.get('/api/v1/system/pressure', { config: { access: { authenticated: true } } }, async () => {
+    const { config } = ctx;
+    const layers = ingest.pressure.snapshot({
+      rate_limit: { limit_per_s: config.ingestRateLimit, burst: config.ingestRateBurst },
+      queue: { slots_used: ingest.queue.depth, slots: ingest.queue.capacity, rows_waiting: ingest.queue.waitingRows },
+      spool: { bytes: ingest.spool.bytes, unconfirmed_batches: ingest.spool.unconfirmed },
+      storage: { last_insert_ms: ingest.lastInsertMs, avg_insert_ms: ingest.avgInsertMs },
+      disk_quota: { fractals_over_quota: [...ingest.quotaBlocked] },
+    });
+    const active = Object.entries(layers).filter(([, v]) => (v as { active: boolean }).active).map(([k]) => k);
+    return { success: true, data: { active, layers } };
+  });
+}

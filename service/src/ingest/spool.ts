@@ -1,0 +1,213 @@
+// The on-disk spool that makes an accepted record survive kill -9 and power loss.
+//
+// Accepted batches are appended to segment files (spool/segment-<n>.spl) and fsync'd before the
+// HTTP answer; appends that arrive while a sync runs share the next one (group commit). When
+// ClickHouse confirms a batch, a small confirmation entry is appended (not waited for). A segment
+// is deleted once it is sealed (a newer one exists) and all its batches are confirmed. At start,
+// every batch without a confirmation is replayed into the queue.
+//
+// Entry framing: u32 payload length, u32 CRC-32 of the payload, payload. A torn tail (crash in
+// the middle of a write) fails its length or CRC check and is ignored: it was never answered 200.
+// Payload: "B" + batch header JSON + "\n" + rows, or "C" + confirmed batch id.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+
+export interface SpooledBatch {
+  id: string;
+  fractalId: string;
+  count: number;
+  /** NDJSON rows for the logs table. */
+  rows: Buffer;
+  segment: number;
+}
+
+const SEGMENT_BYTES = 64 * 1024 * 1024;
+
+interface Pending {
+  buf: Buffer;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+export class Spool {
+  private fd = -1;
+  private segment = 0;
+  private segmentBytes = 0;
+  /** Unconfirmed batch count per segment. */
+  private open = new Map<number, number>();
+  private batchSegment = new Map<string, number>();
+  private pending: Pending[] = [];
+  private syncing = false;
+  private closed = false;
+  private totalBytes = 0;
+
+  constructor(private readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** Reads every segment, returns the batches never confirmed, and opens a fresh segment. */
+  recover(): SpooledBatch[] {
+    const segments = this.segmentNumbers();
+    const batches = new Map<string, SpooledBatch>();
+    for (const n of segments) {
+      this.totalBytes += statSync(this.file(n)).size;
+      for (const payload of readEntries(readFileSync(this.file(n)))) {
+        if (payload[0] === 0x42 /* B */) {
+          const nl = payload.indexOf(0x0a);
+          const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number };
+          batches.set(head.id, { ...head, rows: payload.subarray(nl + 1), segment: n });
+        } else if (payload[0] === 0x43 /* C */) {
+          batches.delete(payload.subarray(1).toString('utf8'));
+        }
+      }
+    }
+    for (const b of batches.values()) {
+      this.open.set(b.segment, (this.open.get(b.segment) ?? 0) + 1);
+      this.batchSegment.set(b.id, b.segment);
+    }
+    this.segment = (segments.at(-1) ?? 0) + 1;
+    this.openSegment();
+    for (const n of segments) this.maybeDelete(n);
+    return [...batches.values()];
+  }
+
+  /** Resolves once the batch is on disk (fsync'd). */
+  append(b: { id: string; fractalId: string; count: number; rows: Buffer }): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('spool is closed'));
+    const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count }) + '\n');
+    const seg = this.segment;
+    this.open.set(seg, (this.open.get(seg) ?? 0) + 1);
+    this.batchSegment.set(b.id, seg);
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ buf: frame(Buffer.concat([head, b.rows])), resolve, reject });
+      this.flushSoon();
+    }).then(() => seg);
+  }
+
+  /** ClickHouse has the batch: record that (without waiting) and drop finished segments. */
+  confirm(id: string): void {
+    const seg = this.batchSegment.get(id);
+    if (seg === undefined) return;
+    this.batchSegment.delete(id);
+    this.open.set(seg, (this.open.get(seg) ?? 1) - 1);
+    if (!this.closed) {
+      this.pending.push({ buf: frame(Buffer.from('C' + id)), resolve: () => {}, reject: () => {} });
+      this.flushSoon();
+    }
+    this.maybeDelete(seg);
+  }
+
+  get bytes(): number {
+    return this.totalBytes;
+  }
+  get unconfirmed(): number {
+    return this.batchSegment.size;
+  }
+
+  /** Writes what is pending, then closes; segments with unconfirmed batches stay for replay. */
+  async close(): Promise<void> {
+    while (this.syncing || this.pending.length) await new Promise((r) => setTimeout(r, 5));
+    this.closed = true;
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+    // Every batch confirmed: nothing to replay, leave an empty spool.
+    if (this.batchSegment.size === 0) for (const n of this.segmentNumbers()) this.unlink(n);
+  }
+
+  private flushSoon(): void {
+    if (this.syncing) return;
+    this.syncing = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      for (const p of batch) {
+        writeAll(this.fd, p.buf);
+        this.segmentBytes += p.buf.length;
+        this.totalBytes += p.buf.length;
+      }
+      fsyncSync(this.fd);
+      for (const p of batch) p.resolve();
+    } catch (err) {
+      for (const p of batch) p.reject(err as Error);
+    }
+    if (this.segmentBytes >= SEGMENT_BYTES) this.rotate();
+    this.syncing = false;
+    if (this.pending.length) this.flushSoon();
+  }
+
+  private rotate(): void {
+    const old = this.segment;
+    closeSync(this.fd);
+    this.segment++;
+    this.openSegment();
+    this.maybeDelete(old);
+  }
+
+  private openSegment(): void {
+    this.fd = openSync(this.file(this.segment), 'a');
+    this.segmentBytes = 0;
+    // Make the new file's directory entry durable too.
+    const dirFd = openSync(this.dir, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+  }
+
+  private maybeDelete(seg: number): void {
+    if (seg === this.segment && !this.closed) return; // still being written
+    if ((this.open.get(seg) ?? 0) > 0) return;
+    this.open.delete(seg);
+    this.unlink(seg);
+  }
+
+  private unlink(seg: number): void {
+    const f = this.file(seg);
+    if (!existsSync(f)) return;
+    this.totalBytes = Math.max(0, this.totalBytes - statSync(f).size);
+    unlinkSync(f);
+  }
+
+  private segmentNumbers(): number[] {
+    return readdirSync(this.dir)
+      .map((f) => /^segment-(\d+)\.spl$/.exec(f)?.[1])
+      .filter((x): x is string => x !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  private file(n: number): string {
+    return path.join(this.dir, `segment-${String(n).padStart(10, '0')}.spl`);
+  }
+}
+
+function frame(payload: Buffer): Buffer {
+  const h = Buffer.allocUnsafe(8);
+  h.writeUInt32LE(payload.length, 0);
+  h.writeUInt32LE(crc32(payload) >>> 0, 4);
+  return Buffer.concat([h, payload]);
+}
+
+function* readEntries(buf: Buffer): Generator<Buffer> {
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const len = buf.readUInt32LE(i);
+    const crc = buf.readUInt32LE(i + 4);
+    if (i + 8 + len > buf.length) return; // torn tail
+    const payload = buf.subarray(i + 8, i + 8 + len);
+    if ((crc32(payload) >>> 0) !== crc) return;
+    yield payload;
+    i += 8 + len;
+  }
+}
+
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off);
+}

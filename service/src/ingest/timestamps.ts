@@ -1,0 +1,295 @@
+// Event timestamps of ingested records: reading them from field values, choosing the field by the
+// spec's precedence, and writing them in the text form ClickHouse DateTime64(9) accepts.
+//
+// Everything is in nanoseconds since the Unix epoch as a bigint, so a nanosecond value sent by a
+// shipper (OTLP timeUnixNano, or a JSON number beyond 2^53 kept as BigNumberText) survives exactly.
+//
+// Accepted values (parseTimestampNs):
+// - numbers, bigints, numeric strings and BigNumberText: unix time, the unit told apart by the size
+//   of the integer part:
+//       integer part < 1e11  → seconds       (1e11 s  is the year 5138)
+//       integer part < 1e14  → milliseconds  (1e11 ms is 1973, 1e14 ms is 5138)
+//       integer part < 1e17  → microseconds  (1e14 µs is 1973, 1e17 µs is 5138)
+//       otherwise            → nanoseconds   (1e17 ns is 1973)
+//   A fraction is allowed in every unit and kept down to the nanosecond (digits below a
+//   nanosecond are cut off). A number is read through its shortest round-trip decimal text, so
+//   1700000000.123 means exactly .123 s, not the nearest double. Signs, exponents ("1e9"), hex,
+//   NaN and Infinity are not timestamps.
+// - RFC 3339 and the common ISO 8601 variants: `2026-01-02T03:04:05Z`, `t`/space instead of `T`,
+//   optional seconds, a fraction after `.` or `,` (up to 9 digits kept exactly, more are cut off),
+//   zone `Z`, `UTC`, `GMT`, `+02:00`, `+0200` or `+02` (optionally after one space), no zone = UTC;
+//   and a bare date `2026-01-02` (midnight UTC). Surrounding white space is ignored.
+// - The result must lie in 1970-01-01T00:00:00Z < t ≤ 2262-04-11T23:47:16.854775807Z (the Int64
+//   nanosecond range that DateTime64(9) stores). Zero is "unset" for most shippers (OTLP says so
+//   for timeUnixNano), so 0 and anything at or before the epoch is not a timestamp.
+// Anything else (booleans, null, objects, `hello`, `2026-13-45`, "") → null.
+import { BigNumberText } from './types.ts';
+
+/** Default timestamp fields, checked after the token's and the settings' fields. */
+export const DEFAULT_TIMESTAMP_FIELDS: readonly string[] = ['timestamp', '@timestamp', 'time', 'ts', '_time'];
+
+const NS_PER_S = 1_000_000_000n;
+/** Largest value DateTime64(9) stores: 2^63 - 1 ns (2262-04-11T23:47:16.854775807Z). */
+const MAX_NS = 9_223_372_036_854_775_807n;
+/** Seconds part of MAX_NS, for a cheap range check before building bigints. */
+const MAX_S = 9_223_372_036;
+const ZEROS = '000000000';
+
+/** Nanoseconds since the epoch of v, or null if v is not a timestamp (see the file header). */
+export function parseTimestampNs(v: unknown): bigint | null {
+  switch (typeof v) {
+    case 'number':
+      return parseNumber(v);
+    case 'string':
+      return parseText(v);
+    case 'bigint':
+      return v > 0n ? numericNs(v.toString(), 0, -1, -1) : null;
+    case 'object':
+      return v instanceof BigNumberText ? parseText(v.text) : null;
+    default:
+      return null;
+  }
+}
+
+function parseNumber(v: number): bigint | null {
+  if (!(v > 0) || !Number.isFinite(v)) return null;
+  if (Number.isSafeInteger(v)) {
+    // Fast path: an integer below 2^53 (the usual seconds or milliseconds).
+    if (v < 1e11) return BigInt(v) * NS_PER_S;
+    if (v < 1e14) return BigInt(v) * 1_000_000n;
+    if (v < 1e17) return BigInt(v) * 1_000n;
+    return BigInt(v);
+  }
+  // Fractions, and integers beyond 2^53 (already rounded by the double; taken as the double's
+  // shortest text). Exponent forms (below 1e-6 or from 1e21) are rejected by parseText.
+  return parseText(String(v));
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+function parseText(s: string): bigint | null {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isWs(s.charCodeAt(start))) start++;
+  while (end > start && isWs(s.charCodeAt(end - 1))) end--;
+  if (start === end) return null;
+  // YYYY- → a date; otherwise it has to be a plain decimal number.
+  if (end - start >= 10 && s.charCodeAt(start + 4) === 45 /* - */) return parseIso(s, start, end);
+  let dot = -1;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue;
+    if (c === 46 /* . */ && dot < 0) {
+      dot = i;
+      continue;
+    }
+    return null;
+  }
+  if (dot === start || dot === end - 1) return null; // ".5" and "5." are not numbers we accept
+  return numericNs(s, start, end, dot);
+}
+
+/**
+ * s[start, end) is digits with an optional '.' at dot (-1: none); end -1 means the whole string.
+ * Picks the unit from the integer part's digit count and returns ns, or null out of range.
+ */
+function numericNs(s: string, start: number, end: number, dot: number): bigint | null {
+  if (end < 0) end = s.length;
+  const intEnd = dot < 0 ? end : dot;
+  let i = start;
+  while (i < intEnd - 1 && s.charCodeAt(i) === 48) i++; // leading zeros do not count
+  const intDigits = intEnd - i;
+  // Digits of the fraction to keep for the unit: s → 9, ms → 6, µs → 3, ns → 0.
+  const keep = intDigits <= 11 ? 9 : intDigits <= 14 ? 6 : intDigits <= 17 ? 3 : 0;
+  if (intDigits > 20) return null; // beyond 2^63 in any unit
+  let frac = '';
+  if (keep > 0) {
+    frac = dot < 0 ? '' : s.slice(dot + 1, Math.min(end, dot + 1 + keep));
+    if (frac.length < keep) frac += ZEROS.slice(0, keep - frac.length);
+  }
+  const text = s.slice(i, intEnd) + frac;
+  const ns = text.length <= 15 ? BigInt(Number(text)) : BigInt(text);
+  return ns > 0n && ns <= MAX_NS ? ns : null;
+}
+
+/** Reads `d` digits at s[i]; -1 if any is not a digit. */
+function digits(s: string, i: number, d: number): number {
+  let n = 0;
+  for (let k = 0; k < d; k++) {
+    const c = s.charCodeAt(i + k) - 48;
+    if (!(c >= 0 && c <= 9)) return -1; // NaN (past the end of s) fails too
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+function isLeap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in month m (1-12) of year y. */
+export function daysInMonth(y: number, m: number): number {
+  return m === 2 && isLeap(y) ? 29 : MONTH_DAYS[m - 1];
+}
+
+/** Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1-12); exact integer math. */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The civil date of a day number since 1970-01-01, as [year, month 1-12, day]. */
+function civilFromDays(z: number): [number, number, number] {
+  z += 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+/** An ISO 8601 / RFC 3339 date or date-time in s[start, end) (already trimmed). */
+function parseIso(s: string, start: number, end: number): bigint | null {
+  const y = digits(s, start, 4);
+  const mo = digits(s, start + 5, 2);
+  const d = digits(s, start + 8, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || s.charCodeAt(start + 7) !== 45) return null;
+  if (d > daysInMonth(y, mo)) return null;
+  let secs = daysFromCivil(y, mo, d) * 86400;
+  let i = start + 10;
+  let fracNs = 0;
+  if (i < end) {
+    const sep = s.charCodeAt(i);
+    if (sep !== 84 /* T */ && sep !== 116 /* t */ && sep !== 32) return null;
+    const h = digits(s, i + 1, 2);
+    const mi = digits(s, i + 4, 2);
+    if (h < 0 || h > 23 || mi < 0 || mi > 59 || s.charCodeAt(i + 3) !== 58 /* : */) return null;
+    i += 6;
+    let sec = 0;
+    if (i < end && s.charCodeAt(i) === 58) {
+      sec = digits(s, i + 1, 2);
+      if (sec < 0 || sec > 60) return null; // 60: a leap second, counted as the next second
+      i += 3;
+      const fc = s.charCodeAt(i);
+      if (i < end && (fc === 46 /* . */ || fc === 44) /* , */) {
+        const fStart = ++i;
+        while (i < end) {
+          const c = s.charCodeAt(i);
+          if (c < 48 || c > 57) break;
+          if (i - fStart < 9) fracNs = fracNs * 10 + (c - 48);
+          i++;
+        }
+        if (i === fStart) return null;
+        for (let k = i - fStart; k < 9; k++) fracNs *= 10;
+      }
+    }
+    secs += h * 3600 + mi * 60 + sec;
+    if (i < end) {
+      if (s.charCodeAt(i) === 32) i++; // "2026-01-02 03:04:05 +0200"
+      const off = zoneOffset(s, i, end);
+      if (off === null) return null;
+      secs -= off;
+    }
+  }
+  if (secs < 0 || secs > MAX_S) return null;
+  const ns = BigInt(secs) * NS_PER_S + BigInt(fracNs);
+  return ns > 0n && ns <= MAX_NS ? ns : null;
+}
+
+/** Seconds east of UTC of the zone designator s[i, end), or null if it is not one. */
+function zoneOffset(s: string, i: number, end: number): number | null {
+  const n = end - i;
+  const c = s.charCodeAt(i);
+  if (n === 1 && (c === 90 /* Z */ || c === 122 /* z */)) return 0;
+  if (n === 3) {
+    const z = s.slice(i, end);
+    if (z === 'UTC' || z === 'GMT') return 0;
+  }
+  if (c !== 43 /* + */ && c !== 45 /* - */) return null;
+  const h = digits(s, i + 1, 2);
+  let m = 0;
+  if (n === 3) m = 0; // +02
+  else if (n === 5) m = digits(s, i + 3, 2); // +0200
+  else if (n === 6 && s.charCodeAt(i + 3) === 58) m = digits(s, i + 4, 2); // +02:00
+  else return null;
+  if (h < 0 || h > 23 || m < 0 || m > 59) return null;
+  const off = h * 3600 + m * 60;
+  return c === 45 ? -off : off;
+}
+
+export interface ResolvedTimestamp {
+  ns: bigint;
+  /** The field the timestamp came from, or null for the ingestion time. */
+  field: string | null;
+}
+
+/**
+ * The record's event time by the spec's precedence: the token's timestamp fields (in order), then
+ * the settings' fields, then `timestamp`, `@timestamp`, `time`, `ts`, `_time`. The first field that
+ * is present and parses wins (a present field that does not parse is passed over); with none, the
+ * ingestion time (field null).
+ */
+export function resolveTimestamp(
+  fields: Record<string, unknown>,
+  tokenFields: string[],
+  settingsFields: string[],
+): ResolvedTimestamp {
+  for (let k = 0; k < 3; k++) {
+    const names = k === 0 ? tokenFields : k === 1 ? settingsFields : DEFAULT_TIMESTAMP_FIELDS;
+    for (let j = 0; j < names.length; j++) {
+      const name = names[j];
+      if (!Object.prototype.hasOwnProperty.call(fields, name)) continue;
+      const ns = parseTimestampNs(fields[name]);
+      if (ns !== null) return { ns, field: name };
+    }
+  }
+  return { ns: nowNs(), field: null };
+}
+
+/** The current time in ns since the epoch (millisecond resolution: the wall clock's). */
+export function nowNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}
+
+// formatNs is called for every stored record (timestamp and ingest_timestamp); records of one
+// batch mostly share their second, so the "YYYY-MM-DD hh:mm:ss." prefix of the last second is kept.
+let lastSec = Number.NaN;
+let lastPrefix = '';
+
+function pad2(n: number): string {
+  return n < 10 ? '0' + n : '' + n;
+}
+
+/** `YYYY-MM-DD hh:mm:ss.nnnnnnnnn` in UTC: the text ClickHouse DateTime64(9) reads in JSONEachRow. */
+export function formatNs(ns: bigint): string {
+  let sec = ns / NS_PER_S;
+  let frac = ns % NS_PER_S;
+  if (frac < 0n) {
+    frac += NS_PER_S;
+    sec -= 1n;
+  }
+  const secN = Number(sec);
+  if (secN !== lastSec) {
+    const days = Math.floor(secN / 86400);
+    const rem = secN - days * 86400;
+    const [y, m, d] = civilFromDays(days);
+    const h = Math.floor(rem / 3600);
+    const mi = Math.floor((rem % 3600) / 60);
+    const ys = y >= 0 && y < 10000 ? String(y).padStart(4, '0') : String(y);
+    lastPrefix = `${ys}-${pad2(m)}-${pad2(d)} ${pad2(h)}:${pad2(mi)}:${pad2(rem % 60)}.`;
+    lastSec = secN;
+  }
+  const f = Number(frac).toString();
+  return lastPrefix + (f.length < 9 ? ZEROS.slice(f.length) + f : f);
+}
