@@ -22,6 +22,7 @@ import { ingestRoutes, pressureRoutes } from './ingest/routes.ts';
 import { ingestTokenRoutes } from './ingest/token-routes.ts';
 import { IngestTokensStore } from './ingest/tokens-store.ts';
 import { LogStore } from './logs/log-store.ts';
+import { RetentionEnforcer } from './logs/retention.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { SettingsStore } from './settings/settings-store.ts';
@@ -59,7 +60,7 @@ export const VERSION: string = JSON.parse(
 export async function startAppliance(config: Config, opts: { log?: boolean } = {}): Promise<Appliance> {
   mkdirSync(config.dataDir, { recursive: true });
   const db = openMetadata(config.dataDir);
-  const ch = openAnalytics(config);
+  const ch = await openAnalytics(config);
   try {
     await migrateClickHouse(ch);
   } catch (err) {
@@ -74,6 +75,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
     bodyLimit: 16 * 1024 * 1024,
   });
+  const fractals = new FractalsStore(db);
+  const logs = new LogStore(ch);
   const ctx: Context = {
     config,
     log: app.log,
@@ -87,12 +90,13 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     loginLimiter: new LoginLimiter(),
     apiKeys: new ApiKeysStore(db),
     roles: new RoleResolver(db),
-    fractals: new FractalsStore(db),
+    fractals,
     prisms: new PrismsStore(db),
     groups: new GroupsStore(db),
     permissions: new PermissionsStore(db),
     ingestTokens: new IngestTokensStore(db, box),
-    logs: new LogStore(ch),
+    logs,
+    retention: new RetentionEnforcer(fractals, logs, (err, id) => app.log.error({ err: err.message, fractal: id }, 'retention or quota enforcement failed')),
     settings: new SettingsStore(db, {
       shared_links_enabled: false,
       query_timeout_s: config.queryTimeoutS,
@@ -104,6 +108,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
 
+  void ctx.retention.enforceAll(); // in the background: start-up must not wait on big deletions
+  ctx.retention.start(60_000);
   const ingest = new Ingest(ctx);
   const replayed = ingest.recover();
   if (replayed > 0) app.log.info({ logs: replayed }, 'replaying logs accepted before the last stop');
@@ -137,6 +143,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       stopping ??= (async () => {
         await app.close(); // no new requests; then everything accepted goes into storage
         await ingest.stop();
+        await ctx.retention.stop();
         if (metricsServer) await new Promise((r) => metricsServer!.close(() => r(null)));
         await ch.close();
         db.close();

@@ -9,6 +9,7 @@ import type { UsersStore } from './auth/users-store.ts';
 import type { Config } from './config.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
 import type { LogStore } from './logs/log-store.ts';
+import type { RetentionEnforcer } from './logs/retention.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { SettingsStore } from './settings/settings-store.ts';
 import type { Analytics } from './storage/clickhouse.ts';
@@ -37,5 +38,6 @@ export interface Context {
   permissions: PermissionsStore;
   ingestTokens: IngestTokensStore;
   logs: LogStore;
+  retention: RetentionEnforcer;
   settings: SettingsStore;
 }

@@ -44,8 +44,6 @@ export class Ingest implements IngestPipeline {
   readonly queue: IngestQueue;
   private readonly tokens: TokenCache;
   private readonly bucket: TokenBucket;
-  /** Fractals refusing logs because they are over a `reject` disk quota. */
-  readonly quotaBlocked = new Set<string>();
   /** Storage insert latency, for the pressure report: the last insert and a moving average. */
   lastInsertMs: number | null = null;
   avgInsertMs: number | null = null;
@@ -110,7 +108,7 @@ export class Ingest implements IngestPipeline {
 
   async accept(token: ResolvedToken, records: IncomingRecord[]): Promise<AcceptResult> {
     const { metrics } = this.ctx;
-    if (this.quotaBlocked.has(token.fractalId)) {
+    if (this.ctx.retention.isBlocked(token.fractalId)) {
       this.pressure.hit('disk_quota', `fractal ${token.fractalId} is over its disk quota`);
       metrics.ingestRefused.inc({ reason: 'disk_quota' });
       throw new HttpError(429, 'This fractal is over its disk quota; an admin must raise the quota or free space.', { 'retry-after': '60' });

@@ -59,7 +59,7 @@ export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx:
       queue: { slots_used: ingest.queue.depth, slots: ingest.queue.capacity, rows_waiting: ingest.queue.waitingRows },
       spool: { bytes: ingest.spool.bytes, unconfirmed_batches: ingest.spool.unconfirmed },
       storage: { last_insert_ms: ingest.lastInsertMs, avg_insert_ms: ingest.avgInsertMs },
-      disk_quota: { fractals_over_quota: [...ingest.quotaBlocked] },
+      disk_quota: { fractals_over_quota: ctx.retention.blockedFractals },
     });
     const active = Object.entries(layers).filter(([, v]) => (v as { active: boolean }).active).map(([k]) => k);
     return { success: true, data: { active, layers } };

@@ -33,6 +33,7 @@ const NS_PER_S = 1_000_000_000n;
 const MAX_NS = 9_223_372_036_854_775_807n;
 /** Seconds part of MAX_NS, for a cheap range check before building bigints. */
 const MAX_S = 9_223_372_036;
+const MAX_MS = 9_223_372_036_854;
 const ZEROS = '000000000';
 
 /** Nanoseconds since the epoch of v, or null if v is not a timestamp (see the file header). */
@@ -55,10 +56,9 @@ function parseNumber(v: number): bigint | null {
   if (!(v > 0) || !Number.isFinite(v)) return null;
   if (Number.isSafeInteger(v)) {
     // Fast path: an integer below 2^53 (the usual seconds or milliseconds).
-    if (v < 1e11) return BigInt(v) * NS_PER_S;
-    if (v < 1e14) return BigInt(v) * 1_000_000n;
-    if (v < 1e17) return BigInt(v) * 1_000n;
-    return BigInt(v);
+    if (v < 1e11) return v <= MAX_S ? BigInt(v) * NS_PER_S : null;
+    if (v < 1e14) return v <= MAX_MS ? BigInt(v) * 1_000_000n : null;
+    return v < 1e17 ? BigInt(v) * 1_000n : BigInt(v); // µs below 2^53 stay below 2^63 ns
   }
   // Fractions, and integers beyond 2^53 (already rounded by the double; taken as the double's
   // shortest text). Exponent forms (below 1e-6 or from 1e21) are rejected by parseText.

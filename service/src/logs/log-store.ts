@@ -41,6 +41,34 @@ export class LogStore {
     return insertRows(this.ch, chunks);
   }
 
+  /** Retention: drops logs whose event time is older than `days`. */
+  async deleteOlderThan(fractalId: string, days: number): Promise<void> {
+    await this.ch.client.command({
+      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp < now64(9) - toIntervalDay({days:UInt32})`,
+      query_params: { id: fractalId, days },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+  }
+
+  /** Rollover quota: deletes the oldest logs until the fractal's logs fit in `bytes`. */
+  async trimToSize(fractalId: string, bytes: number): Promise<void> {
+    const rs = await this.ch.client.query({
+      query: `SELECT toString(max(timestamp)) AS cutoff FROM (
+                SELECT timestamp, sum(length(raw)) OVER (ORDER BY timestamp DESC, log_id DESC) AS newer_bytes
+                FROM ${this.logs} WHERE fractal_id = {id:UUID})
+              WHERE newer_bytes > {bytes:UInt64}`,
+      query_params: { id: fractalId, bytes },
+      format: 'JSONEachRow',
+    });
+    const [row] = (await rs.json()) as Array<{ cutoff: string }>;
+    if (!row || row.cutoff.startsWith('1970-01-01')) return;
+    await this.ch.client.command({
+      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp <= {cutoff:DateTime64(9, 'UTC')}`,
+      query_params: { id: fractalId, cutoff: row.cutoff },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+  }
+
   async deleteFractal(fractalId: string): Promise<void> {
     await this.ch.client.command({
       query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID}`,

@@ -2,7 +2,6 @@
 // interface: the embedded engine (chDB, in-process, data under SVC_DATA_DIR/clickhouse) or a
 // remote server over HTTP (SVC_CLICKHOUSE_URL). Every other module receives an `Analytics`.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -18,7 +17,7 @@ export interface Analytics {
   close(): Promise<void>;
 }
 
-export function openAnalytics(config: Config): Analytics {
+export async function openAnalytics(config: Config): Promise<Analytics> {
   const database = config.clickhouseDatabase;
   let client: ClickHouseClient;
   if (config.clickhouse) {
@@ -30,6 +29,8 @@ export function openAnalytics(config: Config): Analytics {
       clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     });
   } else {
+    // Loaded only in embedded mode: the native engine does not exist on every platform.
+    const { createChdbConnection } = await import('chdb/connection');
     const dir = path.join(config.dataDir, 'clickhouse');
     mkdirSync(dir, { recursive: true });
     client = createClient({

@@ -70,7 +70,11 @@ export async function fractalRoutes(app: App, ctx: Context) {
   app.put(
     '/api/v1/fractals/:id/retention',
     { config: role('admin'), schema: { params: IdParams, body: Type.Object({ retention_days: Nullable(Type.Integer({ minimum: 1, maximum: 36500 })) }) } },
-    async (req) => ok(publicFractal(ctx.fractals.update(req.params.id, { retention_days: req.body.retention_days }))),
+    async (req) => {
+      const f = ctx.fractals.update(req.params.id, { retention_days: req.body.retention_days });
+      await ctx.retention.enforce(f); // takes effect now, not at the next tick
+      return ok(publicFractal(f));
+    },
   );
 
   app.put(
@@ -91,7 +95,10 @@ export async function fractalRoutes(app: App, ctx: Context) {
         body: Type.Object({ quota_bytes: Nullable(Type.Integer({ minimum: 1 })), action: Type.Optional(StringEnum(['reject', 'rollover'] as const)) }),
       },
     },
-    async (req) =>
-      ok(publicFractal(ctx.fractals.update(req.params.id, { quota_bytes: req.body.quota_bytes, quota_action: req.body.action }))),
+    async (req) => {
+      const f = ctx.fractals.update(req.params.id, { quota_bytes: req.body.quota_bytes, quota_action: req.body.action });
+      await ctx.retention.enforce(f);
+      return ok(publicFractal(ctx.fractals.get(f.id)!));
+    },
   );
 }
