@@ -30,7 +30,10 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     });
   } else {
     // Loaded only in embedded mode: the native engine does not exist on every platform.
-    const { createChdbConnection } = await import('chdb/connection');
+    // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
+    const { createChdbConnection } = (
+      typeof require === 'function' ? require('chdb/connection') : await import('chdb/connection')
+    ) as typeof import('chdb/connection');
     const dir = path.join(config.dataDir, 'clickhouse');
     mkdirSync(dir, { recursive: true });
     client = createClient({
