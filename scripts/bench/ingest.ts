@@ -1,0 +1,221 @@
+// Ingest benchmark (issue: ingestion pipeline). Prints figures; asserts nothing.
+//
+//   npm run bench:ingest [-- --logs 1000000 --batch 5000 --connections 8]
+//
+// 1. Starts the appliance (`service/src/main.ts`) as a child process on a fresh data directory.
+// 2. Sends realistic ~300-byte JSON logs as NDJSON batches over N parallel connections and
+//    reports: accepted logs/s (first byte sent → last 200), end-to-end logs/s (first byte sent →
+//    all countable by a query), and the service's peak resident memory (VmHWM).
+// 3. In this process, with no service in front, inserts the same number of rows in the same
+//    batch size into the embedded engine (2 inserts in flight) and reports its own rate.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+
+const { values: args } = parseArgs({
+  options: {
+    logs: { type: 'string', default: '1000000' },
+    batch: { type: 'string', default: '5000' },
+    connections: { type: 'string', default: '8' },
+  },
+});
+const TOTAL = Number(args.logs);
+const BATCH = Number(args.batch);
+const CONNECTIONS = Number(args.connections);
+const root = path.resolve(import.meta.dirname, '../..');
+
+// ---- realistic logs --------------------------------------------------------------------------
+const hosts = Array.from({ length: 50 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
+const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
+const paths = ['/api/v1/orders', '/api/v1/users/42', '/login', '/static/app.js', '/api/v1/search?q=shoes', '/health'];
+const levels = ['info', 'info', 'info', 'warn', 'error', 'debug'];
+const users = ['alice', 'bob', 'carol', 'dave', 'eve', 'mallory', 'svc-backup'];
+function makeLog(i: number, t0: number): string {
+  const r = (n: number) => (i * 2654435761 + n * 40503) % 1000003;
+  return JSON.stringify({
+    timestamp: new Date(t0 + i * 3).toISOString(),
+    host: hosts[r(1) % hosts.length],
+    service: services[r(2) % services.length],
+    level: levels[r(3) % levels.length],
+    src_ip: `10.${r(4) % 256}.${r(5) % 256}.${r(6) % 256}`,
+    method: r(7) % 5 === 0 ? 'POST' : 'GET',
+    path: paths[r(8) % paths.length],
+    status: [200, 200, 200, 201, 304, 404, 500, 503][r(9) % 8],
+    bytes: r(10) % 50000,
+    latency_ms: (r(11) % 5000) / 10,
+    user: users[r(12) % users.length],
+    message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function main() {
+  const t0 = Date.now() - TOTAL * 3;
+  console.log(`Preparing ${fmt(TOTAL)} logs in batches of ${fmt(BATCH)}...`);
+  const batches: Buffer[] = [];
+  let bytes = 0;
+  for (let b = 0; b < TOTAL; b += BATCH) {
+    const lines: string[] = [];
+    for (let i = b; i < Math.min(TOTAL, b + BATCH); i++) lines.push(makeLog(i, t0));
+    const buf = Buffer.from(lines.join('\n') + '\n');
+    bytes += buf.length;
+    batches.push(buf);
+  }
+  console.log(`  average log size ${Math.round(bytes / TOTAL)} bytes, ${(bytes / 1e6).toFixed(0)} MB in all`);
+
+  // ---- through the service ---------------------------------------------------------------------
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-ingest-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      SVC_DATA_DIR: dataDir,
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_ADMIN_PASSWORD: 'bench-password',
+      SVC_LOG_LEVEL: 'warn',
+      SVC_INGEST_RATE_LIMIT: '100000',
+      SVC_INGEST_RATE_BURST: '100000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/api/v1/health`)).ok) break;
+    } catch {
+      /* starting */
+    }
+    if (i > 300) throw new Error(`service did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(out)![1]!;
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'bench-password' }),
+  });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const fractalId = ((await (await fetch(`${base}/api/v1/fractals`, { headers: { cookie } })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+
+  let peakRss = 0;
+  const rssTimer = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
+    } catch {
+      /* exited */
+    }
+  }, 100);
+
+  console.log(`Sending over ${CONNECTIONS} connections...`);
+  let next = 0;
+  let retries429 = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= batches.length) return;
+        for (;;) {
+          const r = await fetch(`${base}/api/v1/ingest`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+            body: batches[i],
+          });
+          const body = await r.text();
+          if (r.status === 200) break;
+          if (r.status !== 429) throw new Error(`ingest answered ${r.status}: ${body}`);
+          retries429++;
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      }
+    }),
+  );
+  const acceptedAt = performance.now();
+  for (;;) {
+    const s = (await (await fetch(`${base}/api/v1/fractals/${fractalId}/stats`, { headers: { cookie } })).json()) as { data: { log_count: number } };
+    if (s.data.log_count >= TOTAL) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const storedAt = performance.now();
+  clearInterval(rssTimer);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const acceptedRate = TOTAL / ((acceptedAt - start) / 1000);
+  const e2eRate = TOTAL / ((storedAt - start) / 1000);
+
+  // ---- the engine alone ------------------------------------------------------------------------
+  console.log('Inserting the same rows into the embedded engine directly...');
+  const engineDir = mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
+  const { loadConfig } = await import('../../service/src/config.ts');
+  const { openAnalytics } = await import('../../service/src/storage/clickhouse.ts');
+  const { migrateClickHouse } = await import('../../service/src/storage/clickhouse-migrations.ts');
+  const { formatNs, parseTimestampNs } = await import('../../service/src/ingest/timestamps.ts');
+  const ch = await openAnalytics(loadConfig({ SVC_DATA_DIR: engineDir }));
+  await migrateClickHouse(ch);
+  // The same row shape the pipeline produces, built beforehand so only the engine is timed.
+  const fid = randomUUID();
+  const now = formatNs(BigInt(Date.now()) * 1_000_000n);
+  const rows = batches.map((b) =>
+    Buffer.from(
+      b
+        .toString()
+        .trimEnd()
+        .split('\n')
+        .map((line) => {
+          const o = JSON.parse(line);
+          return `{"fractal_id":"${fid}","timestamp":"${formatNs(parseTimestampNs(o.timestamp)!)}","ingest_timestamp":"${now}","log_id":"${randomUUID()}","raw":${JSON.stringify(line)},"fields":${line}}`;
+        })
+        .join('\n') + '\n',
+    ),
+  );
+  let k = 0;
+  const e0 = performance.now();
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (;;) {
+        const i = k++;
+        if (i >= rows.length) return;
+        const r = await ch.client.exec({ query: `INSERT INTO ${ch.table('logs')} FORMAT JSONEachRow`, values: Readable.from([rows[i]!]) });
+        r.stream.resume();
+      }
+    }),
+  );
+  const engineRate = TOTAL / ((performance.now() - e0) / 1000);
+  await ch.close();
+  rmSync(engineDir, { recursive: true, force: true });
+
+  console.log('');
+  console.log(`logs                       ${fmt(TOTAL)} (${Math.round(bytes / TOTAL)} B each), batches of ${fmt(BATCH)}, ${CONNECTIONS} connections`);
+  console.log(`accepted                   ${fmt(acceptedRate)} logs/s  (${((acceptedAt - start) / 1000).toFixed(2)} s, ${retries429} batches retried after 429)`);
+  console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${((storedAt - start) / 1000).toFixed(2)} s)`);
+  console.log(`service peak RSS           ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+  console.log(`engine alone, ${fmt(BATCH)}-row inserts, 2 in flight: ${fmt(engineRate)} logs/s`);
+  console.log(`end to end / engine alone  ${(e2eRate / engineRate).toFixed(2)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
