@@ -139,7 +139,7 @@ async function main() {
           const r = await fetch(`${base}/api/v1/ingest`, {
             method: 'POST',
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-            body: batches[i],
+            body: batches[i] as unknown as BodyInit,
           });
           const body = await r.text();
           if (r.status === 200) break;

@@ -16,8 +16,10 @@ import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createHttpApp } from './http/app.ts';
+import { bulkRoutes } from './ingest/bulk/routes.ts';
 import { Ingest } from './ingest/pipeline.ts';
 import { ingestScope } from './ingest/plugin.ts';
+import { otlpRoutes } from './ingest/otlp/routes.ts';
 import { ingestRoutes, pressureRoutes } from './ingest/routes.ts';
 import { ingestTokenRoutes } from './ingest/token-routes.ts';
 import { IngestTokensStore } from './ingest/tokens-store.ts';
@@ -122,7 +124,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   for (const scope of ['fractal', 'prism'] as const) {
     await app.register(async (a) => scopeAccessRoutes(a as never, ctx, scope));
   }
-  await app.register(ingestScope([ingestRoutes]), { ctx, pipeline: ingest });
+  await app.register(ingestScope([ingestRoutes, bulkRoutes, otlpRoutes]), { ctx, pipeline: ingest });
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
   await app.register(uiRoutes);
 

@@ -156,6 +156,7 @@ describe('what needs credentials', () => {
       ['GET', '/api/v1/status'],
       ['GET', '/api/v1/version'],
       ['GET', '/api/v1/health/clickhouse'],
+      ['GET', '/api/v1/system/pressure'],
       ['GET', '/api/v1/settings'],
       ['PUT', '/api/v1/settings', { shared_links_enabled: true }],
       ['GET', '/api/v1/auth/me'],
@@ -175,7 +176,7 @@ describe('what needs credentials', () => {
 
   test('a made-up API key or an ingest token is no way in (401)', async () => {
     const fake = 'svc_' + '0123456789abcdef'.repeat(2);
-    for (const headers of [{ authorization: `Bearer ${fake}` }, { 'x-api-key': fake }]) {
+    for (const headers of [{ authorization: `Bearer ${fake}` }, { 'x-api-key': fake }] as Array<Record<string, string>>) {
       expectError(await anon.get('/api/v1/fractals', headers), 401);
       expectError(await anon.get('/api/v1/status', headers), 401);
     }

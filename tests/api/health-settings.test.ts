@@ -2,9 +2,13 @@
 // real HTTP against a real appliance. Settings are checked across a real restart on the same
 // data directory; metrics on a second listener the appliance opens when enabled.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
 import { expectError, expectOk, freePort, isListening, unknownId } from '../support/tenancy-helpers2.ts';
 
 const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -252,5 +256,69 @@ describe('metrics', () => {
     assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
     const onApi = await (await fetch(`${app.url}/metrics`)).text();
     assert.ok(!onApi.includes('svc_http_requests_total'));
+  });
+
+  test('a metrics address already in use stops start-up with an error naming it, and leaves nothing behind', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const busy = (blocker.address() as net.AddressInfo).port;
+    const apiPort = await freePort();
+    await app.stop();
+    try {
+      await assert.rejects(
+        startTestAppliance({ SVC_PORT: String(apiPort), SVC_METRICS_ENABLED: 'true', SVC_METRICS_ADDR: `127.0.0.1:${busy}` }, dataDir),
+        (err: Error) => err.message.includes(String(busy)),
+      );
+      assert.equal(await isListening(apiPort), false, 'the API port was released');
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+    // Once the address is free the same configuration starts, on the same API port.
+    app = await startTestAppliance({ SVC_PORT: String(apiPort), SVC_METRICS_ENABLED: 'true', SVC_METRICS_ADDR: `127.0.0.1:${busy}` }, dataDir);
+    assert.equal(app.port, apiPort);
+    assert.equal((await fetch(`http://127.0.0.1:${busy}/metrics`)).status, 200);
+    admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
+    anon = new Client(app.url);
+  });
+});
+
+describe('when the analytical store stops answering', () => {
+  // The appliance runs on the remote transport against a loopback ClickHouse HTTP server, which
+  // is then shut down: a real outage as seen from the service.
+  let bridge: ClickHouseHttpBridge | undefined;
+  const chDir = mkdtempSync(path.join(tmpdir(), 'svc-health-ch-'));
+  after(async () => {
+    await app?.stop();
+    await bridge?.close();
+    rmSync(chDir, { recursive: true, force: true });
+  });
+
+  test('health says unhealthy (503) in the envelope, status reports which store is down', async () => {
+    await app.stop(); // one embedded engine per process: the bridge takes it over
+    bridge = await startClickHouseHttpBridge({ dataDir: chDir });
+    app = await startTestAppliance({ SVC_CLICKHOUSE_URL: bridge.url }, dataDir);
+    admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
+    anon = new Client(app.url);
+    assert.equal((await anon.get('/api/v1/health')).body.status, 'healthy');
+
+    await bridge.close();
+
+    const h = await anon.get('/api/v1/health');
+    assert.equal(h.status, 503);
+    assert.equal(h.body.status, 'unhealthy');
+    expectError(h, 503);
+
+    const ch = await admin.get('/api/v1/health/clickhouse');
+    expectError(ch, 503, 'ClickHouse');
+    assert.equal(ch.body.data?.status, 'unreachable');
+
+    const s = expectOk<{ status: string; clickhouse: { status: string; transport: string }; sqlite: { status: string } }>(
+      await admin.get('/api/v1/status'),
+    );
+    assert.equal(s.status, 'degraded');
+    assert.deepEqual([s.clickhouse.status, s.clickhouse.transport], ['unreachable', 'remote']);
+    assert.equal(s.sqlite.status, 'healthy');
+    // Signing in and the settings live in SQLite and keep working.
+    expectOk(await admin.get('/api/v1/settings'));
   });
 });

@@ -23,7 +23,7 @@ function send(token: string | null, body: string | Buffer, headers: Record<strin
   return fetch(`${a.url}/api/v1/ingest`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-    body,
+    body: body as unknown as BodyInit,
   }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() }));
 }
 

@@ -21,7 +21,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 export async function healthRoutes(app: App, ctx: Context) {
   app.get('/api/v1/health', { config: { access: { public: true } } }, async (_req, reply) => {
     const healthy = sqliteOk(ctx) && (await ctx.ch.ping());
-    return reply.code(healthy ? 200 : 503).send({ success: healthy, status: healthy ? 'healthy' : 'unhealthy' });
+    return reply.code(healthy ? 200 : 503).send({
+      success: healthy,
+      status: healthy ? 'healthy' : 'unhealthy',
+      // An error answer carries its sentence like every other (conventions.md, response envelope).
+      ...(healthy ? {} : { error: 'A storage engine does not answer; GET /api/v1/status shows which one.' }),
+    });
   });
 
   app.get('/api/v1/health/clickhouse', { config: { access: { authenticated: true } } }, async (_req, reply) => {

@@ -19,7 +19,7 @@ export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: numb
     frameworkErrors: (err, _req, reply) => {
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
       const error = status === 414 ? 'A path segment of the URL is too long.' : 'The request URL is not valid; check its percent-encoding.';
-      reply.code(status).send({ success: false, error });
+      (reply as unknown as { code(n: number): { send(b: unknown): void } }).code(status).send({ success: false, error });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -391,6 +391,12 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
   app.get('/_cluster/health', opts, health);
   app.get('/_cluster/health/*', opts, health);
 
+  // Any other `/_…` read from a client: a 404 in the format's shape (with the product header),
+  // rather than the UI's HTML, which a client would take for a foreign product.
+  app.get('/_*', { ...opts, constraints: { [ES_CLIENT_CONSTRAINT]: 'yes' } }, async (req) => {
+    throw new HttpError(404, `No handler found for uri [${req.url.split('?')[0]}] and method [GET]; this log appliance answers /_bulk and the probes shippers make at start-up.`);
+  });
+
   // Indices: `HEAD /{index}` says it exists (Logstash checks its rollover alias), `PUT /{index}`
   // acknowledges creation. HEAD is constrained like `GET /` so browsers' HEAD requests for UI
   // pages still reach the UI.
@@ -399,9 +405,9 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
     { ...opts, constraints: { [ES_CLIENT_CONSTRAINT]: 'yes' } },
     async (_req, reply: FastifyReply) => reply.code(200).type('application/json').send(),
   );
-  app.put<{ Params: { index: string } }>('/:index', opts, async (req) => ({
-    acknowledged: true,
-    shards_acknowledged: true,
-    index: req.params.index,
-  }));
+  app.put<{ Params: { index: string } }>('/:index', opts, async (req) => {
+    const index = req.params.index;
+    if (index.startsWith('_')) throw new HttpError(400, `Invalid index name [${index}], must not start with '_'.`);
+    return { acknowledged: true, shards_acknowledged: true, index };
+  });
 }

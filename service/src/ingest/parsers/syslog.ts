@@ -75,11 +75,16 @@ function skipSpaces(s: string, i: number, n: number): number {
   return i;
 }
 
+/** Parses one syslog line (the parser of tokens with parser type `syslog`). */
+export function parseSyslog(line: string): SyslogFields {
+  return parseSyslogAt(line, Date.now());
+}
+
 /**
- * Parses one syslog line. `nowMs` (default: the clock) is only used to pick the year of an RFC 3164
- * timestamp that has none.
+ * parseSyslog with the clock given: `nowMs` only picks the year of an RFC 3164 timestamp that has
+ * none. (A separate function, so that `lines.map(parseSyslog)` cannot pass an index as the clock.)
  */
-export function parseSyslog(line: string, nowMs: number = Date.now()): SyslogFields {
+export function parseSyslogAt(line: string, nowMs: number): SyslogFields {
   let n = line.length;
   while (n > 0) {
     const c = line.charCodeAt(n - 1);
@@ -333,8 +338,8 @@ function bsdTimestamp(line: string, i: number, n: number, nowMs: number): BsdTim
   }
   // No year: this year, unless that is more than a day ahead of now (then the previous one).
   let y = utcYear(nowMs);
-  const at = (yy: number) => (daysFromCivil(yy, mon + 1, day) * 86400 + clock.h * 3600 + clock.mi * 60 + clock.s) * 1000;
-  if (day > daysInMonth(y, mon + 1) || at(y) > nowMs + DAY_MS) y--;
+  const tod = (clock.h * 3600 + clock.mi * 60 + clock.s) * 1000;
+  if (day > daysInMonth(y, mon + 1) || daysFromCivil(y, mon + 1, day) * DAY_MS + tod > nowMs + DAY_MS) y--;
   if (day > daysInMonth(y, mon + 1)) return null;
   return { text: rfc3339(y, mon, day, clock), end: p };
 }

@@ -1,0 +1,105 @@
+// `POST|PUT /_bulk` and `POST|PUT /{index}/_bulk`: the search-engine bulk format in, its bulk
+// response schema out, so shippers written for that format deliver here unchanged. Also
+// registers the probe endpoints those shippers call first (es-compat.ts).
+//
+// Every `index`/`create` document becomes one record for the pipeline: its fields are the parsed
+// document plus `_index` (from the action line, else from the path) so shippers can be told
+// apart; its raw text is the document line. `update`/`delete` and unreadable documents are
+// refused per item (400) while the rest are stored; an unreadable action line fails the request.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../http/app.ts';
+import type { ResolvedToken } from '../pipeline.ts';
+import type { IngestDeps, IngestRoutes } from '../plugin.ts';
+import type { IncomingRecord } from '../types.ts';
+import { esCompatRoutes, esErrorBody, esErrorHandler, markProduct } from './es-compat.ts';
+import { BulkSyntaxError, parseBulk, type BulkItem, type EsError } from './parse.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    bulkToken?: ResolvedToken;
+  }
+}
+
+interface ItemResult {
+  _index: string;
+  _id: string | null;
+  status: number;
+  _version?: number;
+  result?: string;
+  _shards?: { total: number; successful: number; failed: number };
+  _seq_no?: number;
+  _primary_term?: number;
+  error?: EsError & { index?: string };
+}
+
+export const bulkRoutes: IngestRoutes = async (app: App, deps: IngestDeps) => {
+  await app.register(bulkEndpoint as never, deps as never);
+  await app.register(esCompatRoutes as never, deps as never);
+};
+
+async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
+  markProduct(app);
+  esErrorHandler(app, deps.ctx.config.maxBodySize);
+
+  // The token is checked before the body is read, so a shipper without one is refused at once.
+  const onRequest = async (req: FastifyRequest) => {
+    req.bulkToken = deps.pipeline.authenticate(req);
+    deps.pipeline.admit();
+  };
+  const config = { access: { ingest: true } } as const;
+  const handler = async (req: FastifyRequest<{ Params: { index?: string } }>, reply: FastifyReply) => {
+    const started = process.hrtime.bigint();
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let items: BulkItem[];
+    try {
+      items = parseBulk(body, req.params.index);
+    } catch (e) {
+      if (e instanceof BulkSyntaxError) return reply.code(400).send(esErrorBody(400, e.type, e.message));
+      throw e;
+    }
+    const fallbackIndex = req.params.index ?? fractalName(deps, req.bulkToken!.fractalId);
+
+    const records: IncomingRecord[] = [];
+    for (const it of items) if (it.ok) records.push({ text: it.source, fields: it.doc });
+    const outcomes = records.length > 0 ? (await deps.pipeline.accept(req.bulkToken!, records)).outcomes : [];
+
+    let errors = false;
+    let k = 0;
+    const out = items.map((it): Record<string, ItemResult> => {
+      const index = it.index ?? fallbackIndex;
+      if (!it.ok) {
+        errors = true;
+        return { [it.action]: { _index: index, _id: it.id ?? null, status: it.status, error: { ...it.error, index } } };
+      }
+      const o = outcomes[k++];
+      if (!o || !o.ok) {
+        errors = true;
+        const reason = o ? o.error : 'the record was not accepted';
+        return { [it.action]: { _index: index, _id: null, status: 400, error: { type: 'mapper_parsing_exception', reason, index } } };
+      }
+      return {
+        [it.action]: {
+          _index: index,
+          _id: o.logId,
+          _version: 1,
+          result: 'created',
+          _shards: { total: 1, successful: 1, failed: 0 },
+          _seq_no: 0,
+          _primary_term: 1,
+          status: 201,
+        },
+      };
+    });
+    const took = Number((process.hrtime.bigint() - started) / 1_000_000n);
+    return reply.code(200).send({ took, errors, items: out });
+  };
+
+  for (const url of ['/_bulk', '/:index/_bulk']) {
+    app.route({ method: ['POST', 'PUT'], url, config, onRequest, handler: handler as never });
+  }
+}
+
+/** The response's `_index` for items that named none: the fractal the token writes to. */
+function fractalName(deps: IngestDeps, fractalId: string): string {
+  return deps.ctx.fractals.get(fractalId)?.name ?? fractalId;
+}
