@@ -113,7 +113,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   void ctx.retention.enforceAll(); // in the background: start-up must not wait on big deletions
   ctx.retention.start(60_000);
   const ingest = new Ingest(ctx);
-  const replayed = ingest.recover();
+  const replayed = await ingest.recover();
   if (replayed > 0) app.log.info({ logs: replayed }, 'replaying logs accepted before the last stop');
 
   ctx.metrics.instrument(app);
@@ -131,11 +131,10 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   await app.listen({ host: config.host, port: config.port });
   const port = (app.server.address() as { port: number }).port;
   let metricsServer: Server | null = null;
-  if (config.metricsEnabled) metricsServer = await ctx.metrics.listen(config.metricsHost, config.metricsPort);
 
   const localHost = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   let stopping: Promise<void> | null = null;
-  return {
+  const appliance: Appliance = {
     config,
     url: `http://${localHost}:${port}`,
     port,
@@ -153,4 +152,14 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       return stopping;
     },
   };
+  if (config.metricsEnabled) {
+    try {
+      metricsServer = await ctx.metrics.listen(config.metricsHost, config.metricsPort);
+    } catch (err) {
+      // Start-up fails as a whole: release the API port, the engine and the database again.
+      await appliance.stop();
+      throw new Error(`SVC_METRICS_ADDR ${config.metricsHost}:${config.metricsPort} cannot be used: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return appliance;
 }

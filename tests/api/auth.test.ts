@@ -189,6 +189,7 @@ describe('what needs credentials', () => {
   });
 });
 
+// Linux answers on all of 127.0.0.0/8, so each test signs in from an address of its own.
 describe('login rate limit', () => {
   const loginFrom = (address: string, password: string, headers?: Record<string, string>) =>
     requestFrom(address, `${app.url}/api/v1/auth/login`, { method: 'POST', body: { username: 'paula', password }, headers });

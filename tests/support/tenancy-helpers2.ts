@@ -64,6 +64,22 @@ export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> 
   });
 }
 
+/** True when this machine can use `address` as a local address (Linux routes all of 127/8). */
+export async function canBind(address: string): Promise<boolean> {
+  const srv = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(0, address, resolve);
+    });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (srv.listening) await new Promise((r) => srv.close(r));
+  }
+}
+
 /**
  * One HTTP request sent from a chosen loopback source address (e.g. 127.0.0.7), so a test can act
  * as a different client machine. Returns status, headers and the parsed JSON body.

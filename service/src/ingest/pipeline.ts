@@ -25,6 +25,8 @@ import type { AcceptResult, IncomingRecord, RecordOutcome } from './types.ts';
 export type ResolvedToken = CachedToken;
 
 export const MAX_BATCH_LOGS = 5_000;
+/** The log_id of a spooled row (accept() writes it before the record's own text). */
+const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 const MAX_REPORTED_ERRORS = 5;
 
 export interface IngestPipeline {
@@ -76,11 +78,27 @@ export class Ingest implements IngestPipeline {
     metrics.trackIngest(() => ({ depth: this.queue.depth, spoolBytes: this.spool.bytes }));
   }
 
-  /** Replays what the spool holds from before the last stop (or crash). */
-  recover(): number {
-    const batches = this.spool.recover();
-    for (const b of batches) this.queue.pushRecovered(b);
-    return batches.reduce((n, b) => n + b.count, 0);
+  /**
+   * Replays what the spool holds from before the last stop (or crash). A batch may have reached
+   * ClickHouse just before the crash, before its confirmation hit the disk: rows whose log_id is
+   * already stored are left out, so a replay never stores a log twice.
+   */
+  async recover(): Promise<number> {
+    let replayed = 0;
+    for (const b of this.spool.recover()) {
+      const lines = b.rows.toString('utf8').split('\n').filter(Boolean);
+      const ids = lines.map((l) => LOG_ID.exec(l)?.[1] ?? '');
+      const stored = await this.ctx.logs.existingLogIds(b.fractalId, ids.filter(Boolean));
+      const missing = lines.filter((_, i) => !stored.has(ids[i]!));
+      if (missing.length === 0) {
+        this.spool.confirm(b.id);
+        continue;
+      }
+      const rows = missing.length === lines.length ? b.rows : Buffer.from(missing.join('\n') + '\n');
+      this.queue.pushRecovered({ ...b, rows, count: missing.length });
+      replayed += missing.length;
+    }
+    return replayed;
   }
 
   authenticate(req: FastifyRequest): ResolvedToken {

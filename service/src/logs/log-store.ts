@@ -41,6 +41,17 @@ export class LogStore {
     return insertRows(this.ch, chunks);
   }
 
+  /** Which of these log ids the fractal already holds (spool replay after a crash). */
+  async existingLogIds(fractalId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rs = await this.ch.client.query({
+      query: `SELECT toString(log_id) AS id FROM ${this.logs} WHERE fractal_id = {fid:UUID} AND log_id IN {ids:Array(UUID)}`,
+      query_params: { fid: fractalId, ids },
+      format: 'JSONEachRow',
+    });
+    return new Set(((await rs.json()) as Array<{ id: string }>).map((r) => r.id));
+  }
+
   /** Retention: drops logs whose event time is older than `days`. */
   async deleteOlderThan(fractalId: string, days: number): Promise<void> {
     await this.ch.client.command({

@@ -41,6 +41,7 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     } as unknown as Parameters<typeof createClient>[0]);
   }
   let closed = false;
+  const embedded = !config.clickhouse;
   return {
     client,
     transport: config.clickhouse ? 'remote' : 'embedded',
@@ -59,6 +60,12 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
       if (closed) return;
       closed = true;
       await client.close();
+      if (embedded) {
+        // close() can return while the engine still holds the data directory; wait until it is
+        // really free, so a restart in the same process (tests, the desktop shell) can reopen it.
+        const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
+        await chdb.drainPending();
+      }
     },
   };
 }
