@@ -185,6 +185,9 @@ describe('bad input', () => {
     assert.equal(none.status, 401);
     assert.match(none.body.error, /ingest token/);
     assert.equal((await send('svc_ingest_' + '0'.repeat(32), '{"a":1}')).status, 401);
+    // Filebeat/Logstash style `api_key: "id:key"` arrives as ApiKey base64("id:key").
+    const beat = await send(null, '{"via":"beats"}', { authorization: `ApiKey ${Buffer.from(`beats:${f.token}`).toString('base64')}` });
+    assert.equal(beat.status, 200, JSON.stringify(beat.body));
 
     const cases: Array<[string | Buffer, RegExp, Record<string, string>?]> = [
       ['{"a":', /invalid JSON/],

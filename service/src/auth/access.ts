@@ -45,8 +45,15 @@ export function presentedCredential(req: FastifyRequest): string | undefined {
   const value = rest.join(' ');
   switch (scheme?.toLowerCase()) {
     case 'bearer':
-    case 'apikey':
       return value || undefined;
+    case 'apikey': {
+      // Filebeat and Logstash take `api_key: "id:key"` and send base64("id:key"): the token is
+      // the part after the colon. A raw token (the ES JS client's string key) is used as is.
+      if (!value || value.startsWith('svc_')) return value || undefined;
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      return colon >= 0 && decoded.slice(colon + 1).startsWith('svc_') ? decoded.slice(colon + 1) : value;
+    }
     case 'basic': {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');

@@ -137,6 +137,7 @@ export class Ingest implements IngestPipeline {
     let current: string[] = [];
     const parser = token.row.parser_type === 'json' ? null : PARSERS[token.row.parser_type];
     const settingsFields = this.ctx.settings.get().timestamp_fields;
+    // A record without a timestamp of its own is stamped with exactly its ingestion time.
     const ingestTs = formatNs(nowNs());
     const fid = token.fractalId;
     let rejected = 0;
@@ -149,7 +150,7 @@ export class Ingest implements IngestPipeline {
         const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
         const logId = randomUUID();
         current.push(
-          `{"fractal_id":"${fid}","timestamp":"${formatNs(ts.ns)}","ingest_timestamp":"${ingestTs}","log_id":"${logId}","raw":${JSON.stringify(rec.text)},"fields":${JSON.stringify(fields)}}`,
+          `{"fractal_id":"${fid}","timestamp":"${ts.field === null ? ingestTs : formatNs(ts.ns)}","ingest_timestamp":"${ingestTs}","log_id":"${logId}","raw":${JSON.stringify(rec.text)},"fields":${JSON.stringify(fields)}}`,
         );
         if (current.length === MAX_BATCH_LOGS) {
           chunks.push({ lines: current });
