@@ -2,7 +2,8 @@
 // whole-body syntax errors, and exact big numbers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BulkSyntaxError, parseBulk, parseJson, type BulkItem } from '../../service/src/ingest/bulk/parse.ts';
+import { BulkSyntaxError, parseBulk, type BulkItem } from '../../service/src/ingest/bulk/parse.ts';
+import { parseJson } from '../../service/src/ingest/exact-json.ts';
 import { BigNumberText } from '../../service/src/ingest/types.ts';
 
 const nd = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';

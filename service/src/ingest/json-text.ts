@@ -2,7 +2,6 @@
 // elements, anything else the sequence of values separated by whitespace (one object, NDJSON,
 // pretty-printed objects one after another). Each slice is then parsed on its own, so one bad
 // record never costs the others, and each record's original text is kept for `raw`.
-import { BigNumberText } from './types.ts';
 
 export interface Slice {
   text: string;
@@ -118,42 +117,4 @@ function stringEnd(s: string, i: number): number {
     else if (d === 0x22) return j + 1;
   }
   return -1;
-}
-
-const BIG_DIGITS = /\d{16,}/;
-
-/**
- * JSON.parse, except that integers beyond 2^53 (which a double would round) come back as
- * BigNumberText holding their exact text. The slow path runs only when a long digit run exists.
- */
-export function parseJsonFaithful(text: string): unknown {
-  const v = JSON.parse(text);
-  if (!BIG_DIGITS.test(text)) return v;
-  return reviveBig(text);
-}
-
-function reviveBig(text: string): unknown {
-  // Quote every long bare number outside strings, parse, then turn marked strings back.
-  const MARK = '\u0000big:';
-  let out = '';
-  let last = 0;
-  for (let j = 0; j < text.length; j++) {
-    const d = text.charCodeAt(j);
-    if (d === 0x22) {
-      j = stringEnd(text, j) - 1;
-      continue;
-    }
-    if ((d >= 0x30 && d <= 0x39) || d === 0x2d) {
-      let k = j + 1;
-      while (k < text.length && /[0-9.eE+-]/.test(text[k]!)) k++;
-      const num = text.slice(j, k);
-      if (/^-?\d{16,}$/.test(num) && !Number.isSafeInteger(Number(num))) {
-        out += text.slice(last, j) + JSON.stringify(MARK + num);
-        last = k;
-      }
-      j = k - 1;
-    }
-  }
-  out += text.slice(last);
-  return JSON.parse(out, (_k, v) => (typeof v === 'string' && v.startsWith(MARK) ? new BigNumberText(v.slice(MARK.length)) : v));
 }

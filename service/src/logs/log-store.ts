@@ -1,5 +1,6 @@
 // The ClickHouse side of a fractal: its stored logs. Ingest writes here, queries read here,
 // tenancy asks for stats and removes a deleted fractal's logs.
+import { Readable } from 'node:stream';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { FractalStats } from '../tenancy/fractals-store.ts';
 
@@ -36,9 +37,16 @@ export class LogStore {
     return (await this.statsByFractal([fractalId])).get(fractalId) ?? { log_count: 0, size_bytes: 0, oldest: null, newest: null };
   }
 
-  /** Inserts NDJSON rows in one statement (one part in ClickHouse, however many chunks). */
-  insert(chunks: Buffer[]): Promise<void> {
-    return insertRows(this.ch, chunks);
+  /**
+   * Inserts NDJSON rows (one JSON object per line, as ingest/pipeline.ts writes them) in one
+   * statement: one part in ClickHouse, however many chunks.
+   */
+  async insert(chunks: Buffer[]): Promise<void> {
+    const res = await this.ch.client.exec({
+      query: `INSERT INTO ${this.logs} FORMAT JSONEachRow`,
+      values: Readable.from(chunks),
+    });
+    res.stream.resume();
   }
 
   /** Which of these log ids the fractal already holds (spool replay after a crash). */
@@ -89,12 +97,3 @@ export class LogStore {
   }
 }
 
-/** Rows ready for the logs table, one JSON object per line (see ingest/rows.ts). */
-export async function insertRows(ch: Analytics, chunks: Buffer[]): Promise<void> {
-  const { Readable } = await import('node:stream');
-  const res = await ch.client.exec({
-    query: `INSERT INTO ${ch.table('logs')} FORMAT JSONEachRow`,
-    values: Readable.from(chunks),
-  });
-  res.stream.resume();
-}

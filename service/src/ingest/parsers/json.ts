@@ -1,11 +1,11 @@
 // The default parser: one JSON object per record. Integers beyond 2^53 keep their exact text.
-import { parseJsonFaithful } from '../json-text.ts';
+import { parseJson } from '../exact-json.ts';
 import { ParseError } from './parse-error.ts';
 
 export function parseJsonRecord(text: string): Record<string, unknown> {
   let v: unknown;
   try {
-    v = parseJsonFaithful(text);
+    v = parseJson(text);
   } catch (err) {
     throw new ParseError(`invalid JSON (${(err as Error).message.replace(/^Unexpected/, 'unexpected')})`);
   }
