@@ -40,6 +40,8 @@ import { PermissionsStore } from './tenancy/permissions-store.ts';
 import { prismRoutes } from './tenancy/prism-routes.ts';
 import { PrismsStore } from './tenancy/prisms-store.ts';
 import { scopeAccessRoutes } from './tenancy/scope-access-routes.ts';
+import { logsRoutes } from './logs/routes.ts';
+import { queryRoutes } from './query/routes.ts';
 import { uiRoutes } from './ui/routes.ts';
 
 export type { FirstStartInfo };
@@ -118,7 +120,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

@@ -42,6 +42,25 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  readonly queries = new client.Counter({
+    name: 'svc_queries_total',
+    help: 'Queries run, by endpoint and outcome (ok, parse, translate, timeout, execution, cancelled)',
+    labelNames: ['endpoint', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly queryDuration = new client.Histogram({
+    name: 'svc_query_duration_seconds',
+    help: 'Query execution time, parse to last row',
+    labelNames: ['endpoint'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly queryRows = new client.Counter({
+    name: 'svc_query_rows_total',
+    help: 'Result rows returned by queries',
+    labelNames: ['endpoint'],
+    registers: [this.registry],
+  });
   readonly ingestInsertFailures = new client.Counter({
     name: 'svc_ingest_insert_failures_total',
     help: 'ClickHouse inserts that failed and were retried',

@@ -12,6 +12,12 @@ export interface Analytics {
   database: string;
   /** Fully qualified table name: every statement names its database, so both transports agree. */
   table(name: string): string;
+  /**
+   * Streams a SELECT's rows as the engine produces them, in chunks of JSONCompactEachRow arrays.
+   * Aborting the signal stops the query inside the engine (embedded: the stream is cancelled;
+   * remote: the HTTP request is closed and the server cancels the query).
+   */
+  streamRows(sql: string, params: Record<string, unknown>, opts: { signal?: AbortSignal }): AsyncIterable<unknown[][]>;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -20,6 +26,8 @@ export interface Analytics {
 export async function openAnalytics(config: Config): Promise<Analytics> {
   const database = config.clickhouseDatabase;
   let client: ClickHouseClient;
+  let streamRows: Analytics['streamRows'];
+  let streamSessions: Array<{ close(): void }> = [];
   if (config.clickhouse) {
     client = createClient({
       url: config.clickhouse.url,
@@ -28,6 +36,17 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
       request_timeout: 600_000,
       clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     });
+    const remote = client;
+    streamRows = async function* (sql, params, { signal }) {
+      const rs = await remote.query({
+        query: sql,
+        query_params: params,
+        format: 'JSONCompactEachRow',
+        abort_signal: signal,
+        clickhouse_settings: { cancel_http_readonly_queries_on_client_close: 1 },
+      });
+      for await (const rows of rs.stream()) yield rows.map((r) => r.json() as unknown[]);
+    };
   } else {
     // Loaded only in embedded mode: the native engine does not exist on every platform.
     // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
@@ -36,9 +55,32 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     ) as typeof import('chdb/connection');
     const dir = path.join(config.dataDir, 'clickhouse');
     mkdirSync(dir, { recursive: true });
-    client = createClient({
-      connection: createChdbConnection({ path: dir }),
-    } as unknown as Parameters<typeof createClient>[0]);
+    const connection = createChdbConnection({ path: dir });
+    client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
+    // A chDB session streams one query at a time; sessions on the same directory coexist, so
+    // streams get a small pool of their own sessions (opened on first use, closed with the engine).
+    const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
+    const idle: InstanceType<typeof chdb.Session>[] = [];
+    const all: InstanceType<typeof chdb.Session>[] = [];
+    streamSessions = all;
+    streamRows = async function* (sql, params, { signal }) {
+      const session = idle.pop() ?? new chdb.Session(dir);
+      if (!all.includes(session)) all.push(session);
+      try {
+        if (signal?.aborted) return;
+        const stream = session.queryStreamBind(sql, params, { format: 'JSONCompactEachRow', signal });
+        try {
+          for await (const chunk of stream) {
+            if (signal?.aborted) break;
+            yield chunk.rows<unknown[]>();
+          }
+        } finally {
+          if (!stream.closed) stream.cancel();
+        }
+      } finally {
+        idle.push(session);
+      }
+    };
   }
   let closed = false;
   const embedded = !config.clickhouse;
@@ -47,6 +89,7 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     transport: config.clickhouse ? 'remote' : 'embedded',
     database,
     table: (name) => `${database}.${name}`,
+    streamRows,
     async ping() {
       try {
         const rs = await client.query({ query: 'SELECT 1 AS ok', format: 'JSONEachRow' });
@@ -60,6 +103,7 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
       if (closed) return;
       closed = true;
       await client.close();
+      for (const session of streamSessions) session.close();
       if (embedded) {
         // close() can return while the engine still holds the data directory; wait until it is
         // really free, so a restart in the same process (tests, the desktop shell) can reopen it.

@@ -1,0 +1,132 @@
+// GET /api/v1/logs/recent, /logs/histogram, /logs/fields and POST /api/v1/logs/by-timestamp:
+// the quick reads of the search workspace, scoped like queries (fractal_id or prism_id, else the
+// session's selection).
+import { Type } from 'typebox';
+import type { Context } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import { compileQuery, chTime } from '../query/compile.ts';
+import { fieldCatalog } from '../query/field-stats.ts';
+import { timeRange, QueryInputError } from '../query/query-service.ts';
+import { resolveReadScope } from '../query/read-scope.ts';
+import { executableSql, runQueryRows, unpackFields } from '../query/run.ts';
+
+const ScopeQuery = Type.Object({
+  fractal_id: Type.Optional(Type.String()),
+  prism_id: Type.Optional(Type.String()),
+  start: Type.Optional(Type.String()),
+  end: Type.Optional(Type.String()),
+});
+type ScopeParams = { fractal_id?: string; prism_id?: string; start?: string; end?: string };
+
+/** Histogram buckets: per minute up to a day; beyond, the smallest step keeping ≤ 1,440 buckets. */
+const STEPS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 7 * 86400];
+export function histogramStep(start: Date, end: Date): number {
+  const range = (end.getTime() - start.getTime()) / 1000;
+  return STEPS.find((s) => range / s <= 1440) ?? STEPS[STEPS.length - 1];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function range(q: ScopeParams) {
+  try {
+    return timeRange(q);
+  } catch (err) {
+    if (err instanceof QueryInputError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+export async function logsRoutes(app: App, ctx: Context) {
+  const timeoutS = () => ctx.settings.get().query_timeout_s;
+
+  app.get('/api/v1/logs/recent', { config: { access: { authenticated: true } }, schema: { querystring: ScopeQuery } }, async (req) => {
+    const q = req.query as ScopeParams;
+    const scope = resolveReadScope(ctx, req.principal, q);
+    const end = new Date();
+    const compiled = compileQuery('', {
+      table: ctx.ch.table('logs'),
+      fractalIds: scope.fractalIds,
+      start: new Date(end.getTime() - 24 * 3600_000),
+      end,
+      maxRows: 50,
+    });
+    const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: timeoutS() });
+    return { success: true, data: rows };
+  });
+
+  app.get('/api/v1/logs/histogram', { config: { access: { authenticated: true } }, schema: { querystring: ScopeQuery } }, async (req) => {
+    const q = req.query as ScopeParams;
+    const scope = resolveReadScope(ctx, req.principal, q);
+    const { start, end } = range(q);
+    const step = histogramStep(start, end);
+    const rs = await ctx.ch.client.query({
+      query: executableSql(
+        `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond({step:UInt32}))) AS b, count() AS n
+         FROM ${ctx.ch.table('logs')}
+         WHERE fractal_id IN {ids:Array(UUID)} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}
+         GROUP BY b ORDER BY b`,
+        timeoutS(),
+      ),
+      query_params: { step, ids: scope.fractalIds, start: chTime(start), end: chTime(end) },
+      format: 'JSONEachRow',
+    });
+    const counts = new Map(((await rs.json()) as Array<{ b: number | string; n: number | string }>).map((r) => [Number(r.b), Number(r.n)]));
+    const from = Math.floor(start.getTime() / 1000 / step) * step;
+    const to = Math.floor(end.getTime() / 1000 / step) * step;
+    const buckets: Array<{ time: string; count: number }> = [];
+    for (let t = from; t <= to; t += step) buckets.push({ time: new Date(t * 1000).toISOString(), count: counts.get(t) ?? 0 });
+    const data: Record<string, unknown> = { bucket_seconds: step, start: start.toISOString(), end: end.toISOString(), buckets };
+    if (step > 60) data.note = `The range is longer than a day, so each bar counts ${step >= 3600 ? `${step / 3600} hour(s)` : `${step / 60} minutes`} instead of one minute.`;
+    return { success: true, data };
+  });
+
+  app.get('/api/v1/logs/fields', { config: { access: { authenticated: true } }, schema: { querystring: ScopeQuery } }, async (req) => {
+    const q = req.query as ScopeParams;
+    const scope = resolveReadScope(ctx, req.principal, q);
+    const { start, end } = range(q);
+    const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, start, end);
+    return { success: true, data: catalog.fields.map((f) => f.name) };
+  });
+
+  app.post(
+    '/api/v1/logs/by-timestamp',
+    {
+      config: { access: { authenticated: true } },
+      schema: { body: Type.Object({ timestamp: Type.String({ minLength: 1 }), log_id: Type.String(), fractal_id: Type.String() }) },
+    },
+    async (req) => {
+      const body = req.body as { timestamp: string; log_id: string; fractal_id: string };
+      if (!UUID.test(body.log_id)) throw badRequest('log_id must be a valid UUID.');
+      const scope = resolveReadScope(ctx, req.principal, { fractal_id: body.fractal_id });
+      // Rows show times to the millisecond ("YYYY-MM-DD hh:mm:ss.mmm", UTC) or RFC 3339: look in that millisecond.
+      const text = body.timestamp.trim();
+      const t = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+      if (Number.isNaN(t.getTime())) throw badRequest('timestamp must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
+      const rs = await ctx.ch.client.query({
+        query: `SELECT toString(log_id) AS log_id, toString(fractal_id) AS fractal_id, toString(timestamp) AS timestamp,
+                  toString(ingest_timestamp) AS ingest_timestamp, raw, toString(fields) AS fields
+                FROM ${ctx.ch.table('logs')}
+                WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
+                  AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}
+                LIMIT 1`,
+        query_params: { fid: scope.id, id: body.log_id, from: chTime(t), to: chTime(new Date(t.getTime() + 1)) },
+        format: 'JSONEachRow',
+      });
+      const [row] = (await rs.json()) as Array<Record<string, string>>;
+      if (!row) throw notFound(`Log ${body.log_id} not found at ${body.timestamp} in this fractal.`);
+      const iso = (s: string) => `${s.replace(' ', 'T')}Z`;
+      return {
+        success: true,
+        data: {
+          log_id: row.log_id,
+          fractal_id: row.fractal_id,
+          timestamp: iso(row.timestamp),
+          ingest_timestamp: iso(row.ingest_timestamp),
+          raw: row.raw,
+          fields: unpackFields(row.fields),
+        },
+      };
+    },
+  );
+}

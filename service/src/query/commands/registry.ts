@@ -1,0 +1,48 @@
+// Every query command, by name and alias (case-insensitive). The planner, the validator and
+// GET /api/v1/query/reference all read this one list, so the reference cannot drift.
+import type { CommandDefinition } from './command.ts';
+import avg from './avg.ts';
+import cidr from './cidr.ts';
+import count from './count.ts';
+import dedup from './dedup.ts';
+import groupBy from './group-by.ts';
+import head from './head.ts';
+import inCommand from './in.ts';
+import iqr from './iqr.ts';
+import kurtosis from './kurtosis.ts';
+import limit from './limit.ts';
+import mad from './mad.ts';
+import max from './max.ts';
+import median from './median.ts';
+import min from './min.ts';
+import multi from './multi.ts';
+import percentile from './percentile.ts';
+import regex from './regex.ts';
+import skewness from './skewness.ts';
+import sort from './sort.ts';
+import stddev from './stddev.ts';
+import sum from './sum.ts';
+import table from './table.ts';
+import tail from './tail.ts';
+import timechart from './timechart.ts';
+
+export const COMMANDS: CommandDefinition[] = [
+  inCommand, cidr,
+  count, sum, avg, min, max, median, percentile, stddev, skewness, kurtosis, iqr, mad, multi, groupBy,
+  regex,
+  table, sort, limit, head, tail, dedup,
+  timechart,
+];
+
+const byName = new Map<string, CommandDefinition>();
+for (const c of COMMANDS) {
+  for (const n of [c.name, ...(c.aliases ?? [])]) byName.set(n.toLowerCase(), c);
+}
+
+export function findCommand(name: string): CommandDefinition | undefined {
+  return byName.get(name.toLowerCase());
+}
+
+export function commandNames(): string[] {
+  return [...byName.keys()];
+}

@@ -1,0 +1,135 @@
+// Query text → one ClickHouse statement plus everything the response reports about it
+// (field_order, is_aggregated, chart_type …). Parse errors and compile errors are thrown as
+// QueryParseError / QueryCompileError; nothing here touches the engine.
+import { findCommand } from './commands/registry.ts';
+import { asText } from './plan/columns.ts';
+import { assignmentColumn } from './plan/expressions.ts';
+import { QueryCompileError } from './plan/errors.ts';
+import { Params } from './plan/params.ts';
+import { Pipeline, type OutputColumn } from './plan/pipeline.ts';
+import type { Condition, Query, Stage as AstStage } from './syntax/ast.ts';
+import { parseQuery } from './syntax/parser.ts';
+
+export interface CompileOptions {
+  table: string;
+  fractalIds: string[];
+  start: Date;
+  end: Date;
+  /** `max_query_rows`: 0 means no cap (aggregations then stop at 10,000, event searches page). */
+  maxRows: number;
+}
+
+export interface CompiledQuery {
+  ast: Query;
+  sql: string;
+  params: Record<string, unknown>;
+  columns: OutputColumn[];
+  fieldOrder: string[];
+  isAggregated: boolean;
+  chartType: string;
+  chartConfig: Record<string, unknown>;
+  /** Final rows are events (their fields are unpacked from norm_log). */
+  eventRows: boolean;
+  /** The cap appended by the service (not by the query); `limit_hit: "search"` when reached. */
+  rowCap?: number;
+  regexes: string[];
+  pipeline: Pipeline;
+}
+
+/** ClickHouse DateTime64 text for a Date (UTC, nanosecond scale accepts milliseconds). */
+export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+
+export const AGGREGATED_CAP = 10_000;
+
+export function compileQuery(text: string, options: CompileOptions): CompiledQuery {
+  const ast = parseQuery(text);
+  const params = new Params();
+  const p = new Pipeline({
+    params,
+    table: options.table,
+    fractalIds: options.fractalIds,
+    start: chTime(options.start),
+    end: chTime(options.end),
+    callCondition: (pipe, cond) => {
+      const def = findCommand(cond.call.name);
+      if (!def?.condition) {
+        throw new QueryCompileError(`${cond.call.name.toLowerCase()}() cannot be used as a condition`, cond.call.nameSpan);
+      }
+      return def.condition(cond.call, pipe, (n) => pipe.resolveIn(pipe.events, n));
+    },
+  });
+  for (const stage of ast.stages) planStage(stage, p);
+
+  const final = p.current;
+  const isAggregated = p.aggregated && !(final.projection && !final.agg && !final.isEvents);
+  const eventRows = final.isEvents && !final.agg;
+  let rowCap: number | undefined;
+  if (!p.hasOwnLimit && !p.ownCap) {
+    if (options.maxRows > 0) rowCap = options.maxRows;
+    else rowCap = eventRows ? undefined : AGGREGATED_CAP;
+  }
+  const sql = p.toSql(rowCap);
+  return {
+    ast,
+    sql,
+    params: params.values,
+    columns: p.finalColumns(),
+    fieldOrder: fieldOrder(p),
+    isAggregated,
+    chartType: p.chartType,
+    chartConfig: p.chartConfig,
+    eventRows,
+    rowCap,
+    regexes: p.regexes,
+    pipeline: p,
+  };
+}
+
+function planStage(stage: AstStage, p: Pipeline): void {
+  switch (stage.kind) {
+    case 'filter':
+      p.addFilter(stage.condition);
+      return;
+    case 'assignment': {
+      const target = p.rowStage();
+      const col = assignmentColumn(stage.expr, stage.target, (n) => p.resolveIn(target, n), p.params);
+      p.addComputed(stage.target, col.sql, col.type, { arithmetic: col.arithmetic, stage: target });
+      return;
+    }
+    case 'command': {
+      const def = findCommand(stage.call.name);
+      if (!def) throw new QueryCompileError(`unsupported command: ${stage.call.name.toLowerCase()}`);
+      if (def.condition && !def.apply) {
+        p.addFilter({ kind: 'call', call: stage.call, span: stage.span } satisfies Condition);
+        return;
+      }
+      if (!def.apply) throw new QueryCompileError(`unsupported command: ${stage.call.name.toLowerCase()}`);
+      def.apply(stage.call, p);
+      return;
+    }
+  }
+}
+
+/** Display order (query-language.md §5 `field_order`). */
+function fieldOrder(p: Pipeline): string[] {
+  const final = p.current;
+  const visible = p.finalColumns().filter((c) => !c.hidden);
+  if (final.isEvents && !final.agg) {
+    if (final.projection) {
+      const listed = final.projection.filter((n) => n !== 'norm_log' && n !== 'log_id');
+      const order = [...listed];
+      if (!order.includes('timestamp')) order.push('timestamp');
+      if (!order.includes('fractal_id')) order.push('fractal_id');
+      return order;
+    }
+    const computed = final.computedOrder.filter((c) => !c.arithmetic).map((c) => c.name);
+    const arithmetic = final.computedOrder.filter((c) => c.arithmetic).map((c) => c.name);
+    if (computed.length === 0 && arithmetic.length === 0) return ['timestamp', 'norm_log', 'log_id', 'fractal_id'];
+    const fixed = ['timestamp', 'log_id', 'fractal_id', 'norm_log'].filter((n) => !computed.includes(n) && !arithmetic.includes(n));
+    return [...computed, ...fixed, ...arithmetic];
+  }
+  if (final.projection) return final.projection.filter((n) => visible.some((c) => c.name === n));
+  return visible.map((c) => c.name);
+}
+
+export { asText };

@@ -1,0 +1,126 @@
+// Field statistics for the search workspace: the value distribution of one field over a query's
+// result set (POST /api/v1/query/fieldstats) and the catalog of fields a scope holds
+// (GET /api/v1/query/fields, GET /api/v1/logs/fields).
+import type { Analytics } from '../storage/clickhouse.ts';
+import { asNumberOrNull, asText } from './plan/columns.ts';
+import type { CompiledQuery } from './compile.ts';
+import { chTime } from './compile.ts';
+import { executableSql } from './run.ts';
+
+export interface FieldStats {
+  field: string;
+  /** Rows in the result set. */
+  total: number;
+  /** Rows where the field is present and non-empty. */
+  present: number;
+  distinct: number;
+  top: Array<{ value: string; count: number; share: number }>;
+  numeric?: { min: number; max: number; avg: number };
+}
+
+/**
+ * Over events (a search): every matching event in range, not only the displayed page. Over an
+ * aggregation: its result rows.
+ */
+export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string, limit: number, timeoutS: number): Promise<FieldStats> {
+  const p = q.pipeline;
+  let source: string;
+  let text: string;
+  let num: string;
+  if (q.eventRows) {
+    const stage = p.events;
+    const col = p.resolveIn(stage, field);
+    text = asText(col);
+    num = asNumberOrNull(col);
+    const where = [
+      `fractal_id IN ${p.params.bind(p.options.fractalIds, 'Array(UUID)')}`,
+      `timestamp >= ${p.params.bind(p.options.start, "DateTime64(9, 'UTC')")}`,
+      `timestamp <= ${p.params.bind(p.options.end, "DateTime64(9, 'UTC')")}`,
+      ...stage.where,
+    ];
+    source = `(SELECT ${text} AS v, ${num} AS n FROM ${p.options.table} WHERE ${where.map((w) => `(${w})`).join(' AND ')})`;
+  } else {
+    const out = q.columns.find((c) => c.name === field);
+    const inner = q.sql;
+    if (!out) source = `(SELECT '' AS v, CAST(NULL, 'Nullable(Float64)') AS n FROM (${inner}))`;
+    else {
+      const colRef = { sql: out.alias, type: out.type };
+      source = `(SELECT ${asText(colRef)} AS v, ${asNumberOrNull(colRef)} AS n FROM (${inner}))`;
+    }
+  }
+  const sql = `SELECT count() AS total, countIf(v != '') AS present, uniqExactIf(v, v != '') AS distinct,
+      topKIf(${Math.max(1, Math.min(limit, 100))}, 3, 'counts')(v, v != '') AS top,
+      countIf(isNotNull(n)) AS numeric, min(n) AS min, max(n) AS max, avg(n) AS avg
+    FROM ${source}`;
+  const rs = await ch.client.query({ query: executableSql(sql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' });
+  const [r] = (await rs.json()) as Array<{
+    total: string | number;
+    present: string | number;
+    distinct: string | number;
+    top: Array<[string, string | number, string | number]>;
+    numeric: string | number;
+    min: number | null;
+    max: number | null;
+    avg: number | null;
+  }>;
+  const total = Number(r.total);
+  const present = Number(r.present);
+  const stats: FieldStats = {
+    field,
+    total,
+    present,
+    distinct: Number(r.distinct),
+    top: r.top.map(([value, count]) => ({
+      value,
+      count: Number(count),
+      share: total ? Math.round((10000 * Number(count)) / total) / 100 : 0,
+    })),
+  };
+  // Numeric statistics only when the field's present values are all numbers.
+  if (present > 0 && Number(r.numeric) === present && r.min !== null && r.max !== null && r.avg !== null) {
+    stats.numeric = { min: r.min, max: r.max, avg: Math.round(r.avg * 100) / 100 };
+  }
+  return stats;
+}
+
+export interface CatalogField {
+  name: string;
+  /** ClickHouse's type of the stored values, e.g. String, Int64, Float64, Bool (several: the most common). */
+  type: string;
+  count: number;
+  share: number;
+}
+
+const CATALOG_SAMPLE = 200_000;
+
+/** Fields of the most recent events (up to 200,000) in range, with type and how often each appears. */
+export async function fieldCatalog(
+  ch: Analytics,
+  fractalIds: string[],
+  start: Date,
+  end: Date,
+): Promise<{ sampled: number; fields: CatalogField[] }> {
+  const rs = await ch.client.query({
+    query: `SELECT path, argMax(type, n) AS type, sum(n) AS count, any(total) AS total FROM (
+        SELECT path, type, count() AS n, any(total) AS total FROM (
+          SELECT JSONAllPathsWithTypes(fields) AS m, count() OVER () AS total FROM ${ch.table('logs')}
+          WHERE fractal_id IN {ids:Array(UUID)} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}
+          ORDER BY timestamp DESC LIMIT ${CATALOG_SAMPLE}
+        ) ARRAY JOIN mapKeys(m) AS path, mapValues(m) AS type
+        GROUP BY path, type
+      ) GROUP BY path ORDER BY count DESC, path`,
+    query_params: { ids: fractalIds, start: chTime(start), end: chTime(end) },
+    format: 'JSONEachRow',
+  });
+  const rows = (await rs.json()) as Array<{ path: string; type: string; count: string | number; total: string | number }>;
+  const sampled = rows.length ? Math.min(Number(rows[0].total), CATALOG_SAMPLE) : 0;
+  return {
+    sampled,
+    fields: rows.map((r) => ({
+      name: r.path,
+      type: r.type,
+      count: Number(r.count),
+      share: sampled ? Math.round((10000 * Number(r.count)) / sampled) / 100 : 0,
+    })),
+  };
+}

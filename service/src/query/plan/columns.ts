@@ -1,0 +1,81 @@
+// How a name in a query becomes a SQL expression. Every expression the planner builds is typed,
+// so comparisons, sorting and arithmetic pick text or numeric semantics as query-language.md §2
+// requires (`status=200` compares text; `_count=5` compares numbers).
+import type { Params } from './params.ts';
+
+export type ColumnType = 'text' | 'number' | 'list' | 'time';
+
+export interface Column {
+  name: string;
+  sql: string;
+  type: ColumnType;
+}
+
+/** The event's full text (§1.5): its fields serialized. One place, so a stored column can replace it. */
+export const NORM_LOG_SQL = 'toString(fields)';
+
+/** Timestamps as text `YYYY-MM-DD hh:mm:ss.mmm` (UTC), the spec's event time format. */
+export const timeText = (sql: string): string => `substring(toString(${sql}), 1, 23)`;
+
+export function asText(c: Pick<Column, 'sql' | 'type'>): string {
+  switch (c.type) {
+    case 'text':
+      return c.sql;
+    case 'time':
+      return timeText(c.sql);
+    case 'number':
+      return `ifNull(toString(${c.sql}), '')`;
+    case 'list':
+      return `toString(${c.sql})`;
+  }
+}
+
+/** Numeric value, NULL when the text is not a number (aggregates then ignore it). */
+export function asNumberOrNull(c: Pick<Column, 'sql' | 'type'>): string {
+  switch (c.type) {
+    case 'number':
+      return `toFloat64OrNull(toString(${c.sql}))`;
+    case 'time':
+      return `toFloat64(toUnixTimestamp64Milli(${c.sql}))`;
+    default:
+      return `toFloat64OrNull(${asText(c)})`;
+  }
+}
+
+/** Numeric value for comparisons: empty or non-numeric counts as 0 (§2). */
+export function asNumberOrZero(c: Pick<Column, 'sql' | 'type'>): string {
+  return `ifNull(${asNumberOrNull(c)}, 0)`;
+}
+
+/** An event field's value as text; absent fields are the empty string. */
+export function eventField(name: string, params: Params): Column {
+  return { name, sql: `toString(getSubcolumn(fields, ${params.text(name)}))`, type: 'text' };
+}
+
+/** Whether an event field is present on the event. */
+export function eventFieldPresent(name: string, params: Params): string {
+  return `isNotNull(getSubcolumn(fields, ${params.text(name)}))`;
+}
+
+/** Reserved names of §1.7 as the event table holds them. */
+export function reservedEventColumn(name: string): Column | undefined {
+  switch (name) {
+    case 'timestamp':
+      return { name, sql: 'timestamp', type: 'time' };
+    case 'log_id':
+      return { name, sql: 'toString(log_id)', type: 'text' };
+    case 'fractal_id':
+      return { name, sql: 'toString(fractal_id)', type: 'text' };
+    case 'norm_log':
+      return { name, sql: NORM_LOG_SQL, type: 'text' };
+    case 'raw_log':
+      return { name, sql: 'raw', type: 'text' };
+    case '_normalizer':
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A name absent from the scope: the empty string, so it silently matches nothing (§1.7). */
+export const absentColumn = (name: string): Column => ({ name, sql: "''", type: 'text' });

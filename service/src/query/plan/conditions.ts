@@ -1,0 +1,116 @@
+// Conditions (query-language.md §1.3–1.5, §2) to SQL boolean expressions over typed columns.
+import type { Comparison, Condition, Operand } from '../syntax/ast.ts';
+import { asNumberOrZero, asText, type Column } from './columns.ts';
+import { QueryCompileError } from './errors.ts';
+import type { Params } from './params.ts';
+
+export interface ConditionScope {
+  params: Params;
+  resolve(name: string): Column;
+  /** Condition functions (`in`, `cidr`, `comment`), looked up in the command registry. */
+  callCondition(cond: Extract<Condition, { kind: 'call' }>): string;
+  /** The event's full text for bare search, or undefined when rows are no longer events. */
+  fullText(): Column | undefined;
+  /** Regex patterns used, checked by the engine before the query runs. */
+  noteRegex(pattern: string): void;
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+export const isNumeric = (s: string): boolean => NUMBER.test(s);
+
+/** RE2 pattern with the `i` flag folded in as an inline flag. */
+export function regexPattern(pattern: string, flags: string): string {
+  return flags.includes('i') ? `(?i)${pattern}` : pattern;
+}
+
+/** The literal as the serializer writes it in the full text (§1.5): JSON string escaping. */
+export function serializedLiteral(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+export function conditionSql(cond: Condition, scope: ConditionScope): string {
+  switch (cond.kind) {
+    case 'and':
+      return cond.items.map((c) => `(${conditionSql(c, scope)})`).join(' AND ');
+    case 'or':
+      return cond.items.map((c) => `(${conditionSql(c, scope)})`).join(' OR ');
+    case 'not':
+      return `NOT (${conditionSql(cond.item, scope)})`;
+    case 'compare':
+      return comparisonSql(cond, scope);
+    case 'search': {
+      const text = scope.fullText();
+      if (!text) return '0';
+      return `positionCaseInsensitiveUTF8(${text.sql}, ${scope.params.text(serializedLiteral(cond.text))}) > 0`;
+    }
+    case 'regexSearch': {
+      const text = scope.fullText();
+      if (!text) return '0';
+      const pattern = regexPattern(cond.pattern, cond.flags);
+      scope.noteRegex(pattern);
+      return `match(${text.sql}, ${scope.params.text(pattern)})`;
+    }
+    case 'call':
+      return scope.callCondition(cond);
+  }
+}
+
+function operandText(op: Operand): string {
+  if (op.kind === 'wildcard') return '*';
+  if (op.kind === 'regex') return `/${op.pattern}/${op.flags}`;
+  return op.text;
+}
+
+function comparisonSql(cmp: Comparison, scope: ConditionScope): string {
+  const col = scope.resolve(cmp.field);
+  const text = asText(col);
+  const { params } = scope;
+  const values = cmp.values;
+  switch (cmp.op) {
+    case '=':
+    case '!=': {
+      const negate = cmp.op === '!=';
+      const one = values.length === 1 ? values[0] : undefined;
+      let sql: string;
+      if (one?.kind === 'wildcard') sql = `${text} != ''`;
+      else if (one?.kind === 'regex') {
+        const pattern = regexPattern(one.pattern, one.flags);
+        scope.noteRegex(pattern);
+        sql = `match(${text}, ${params.text(pattern)})`;
+      } else {
+        const items = values.map((v) => {
+          if (v.kind === 'regex') throw new QueryCompileError('a regex cannot be part of a value list', v.span);
+          return v.kind === 'wildcard' ? '*' : v.text;
+        });
+        if (col.type === 'number' && items.every(isNumeric)) {
+          sql = items.map((v) => `${col.sql} = ${params.number(Number(v))}`).join(' OR ');
+        } else if (items.length === 1) {
+          sql = `${text} = ${params.text(items[0])}`;
+        } else {
+          sql = `has(${params.bind(items, 'Array(String)')}, ${text})`;
+        }
+      }
+      return negate ? `NOT (${sql})` : sql;
+    }
+    case '>':
+    case '>=':
+    case '<':
+    case '<=': {
+      const v = values[0];
+      const raw = operandText(v);
+      if (v.kind !== 'text' || !isNumeric(raw)) {
+        throw new QueryCompileError(`numeric comparison: expected numeric value, got "${raw}"`, v.span);
+      }
+      return `${asNumberOrZero(col)} ${cmp.op} ${params.number(Number(raw))}`;
+    }
+    case '=~':
+    case '=^':
+    case '=$': {
+      const terms = values.map(operandText);
+      const arr = params.bind(terms, 'Array(String)');
+      if (cmp.op === '=~') return `(${text} != '' AND multiSearchAnyCaseInsensitiveUTF8(${text}, ${arr}))`;
+      const fn = cmp.op === '=^' ? 'startsWith' : 'endsWith';
+      return `(${text} != '' AND arrayExists(t -> ${fn}(lowerUTF8(${text}), lowerUTF8(t)), ${arr}))`;
+    }
+  }
+}

@@ -1,0 +1,405 @@
+// The planner's model of a query (query-language.md §1.9): a list of stages, each one SELECT.
+// Stage 0 reads events; an aggregation collapses a stage's rows; a second aggregation, a
+// projection or a per-row transform after an aggregation starts the next stage, which reads only
+// the previous stage's output columns. Commands (one file each under ../commands) drive it
+// through the methods below; `toSql` turns it into one statement of nested subqueries.
+import type { Condition, Span } from '../syntax/ast.ts';
+import {
+  absentColumn,
+  asNumberOrNull,
+  asText,
+  eventField,
+  NORM_LOG_SQL,
+  reservedEventColumn,
+  timeText,
+  type Column,
+  type ColumnType,
+} from './columns.ts';
+import { conditionSql, type ConditionScope } from './conditions.ts';
+import { QueryCompileError } from './errors.ts';
+import type { Params } from './params.ts';
+
+export interface SortKey {
+  name: string;
+  desc: boolean;
+}
+
+export interface Aggregation {
+  kind: 'group' | 'standalone';
+  keys: Column[];
+  values: Column[];
+}
+
+/** A column a stage outputs: its name, type and SQL alias. Hidden columns ride along unlisted. */
+export interface OutputColumn {
+  name: string;
+  type: ColumnType;
+  alias: string;
+  sql: string;
+  hidden?: boolean;
+}
+
+export type ChartConfig = Record<string, unknown>;
+
+export class Stage {
+  readonly computed = new Map<string, Column>();
+  /** Names of computed columns in command order (field_order), assignments flagged. */
+  readonly computedOrder: Array<{ name: string; arithmetic: boolean }> = [];
+  readonly where: string[] = [];
+  agg: Aggregation | null = null;
+  /** Conditions on this stage's output rows (aggregate outputs, computed after aggregation). */
+  readonly post: string[] = [];
+  readonly sort: SortKey[] = [];
+  limit?: number;
+  /** `head`/`tail` on events: earliest or latest n. */
+  edge?: { which: 'head' | 'tail'; n: number };
+  dedup?: string[];
+  /** `table()`: the listed columns, in order. */
+  projection?: string[];
+  /** Extra SQL after GROUP BY, e.g. WITH FILL; rarely needed. */
+  constructor(
+    readonly index: number,
+    /** Output columns of the previous stage; undefined for stage 0 (events). */
+    readonly input: OutputColumn[] | undefined,
+  ) {}
+
+  get isEvents(): boolean {
+    return this.index === 0;
+  }
+}
+
+export interface PipelineOptions {
+  params: Params;
+  /** Fully qualified logs table. */
+  table: string;
+  fractalIds: string[];
+  /** ClickHouse DateTime64 text, UTC. */
+  start: string;
+  end: string;
+  callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>): string;
+}
+
+export class Pipeline {
+  readonly stages: Stage[] = [new Stage(0, undefined)];
+  readonly params: Params;
+  readonly regexes: string[] = [];
+  chartType = '';
+  chartConfig: ChartConfig = {};
+  /** Set by a command that owns its row cap (heatmap, analyzeFields…): no row cap applies. */
+  ownCap = false;
+  /** Names produced after events: aggregate outputs and columns computed on aggregated rows. */
+  private readonly derived = new Set<string>();
+  /** A query-level `limit`/`head`/`tail`/`table(limit=)`/`groupBy(limit=)` was written. */
+  hasOwnLimit = false;
+  /** Columns that are computed by `:=` arithmetic (listed last in field_order on events). */
+  notes: string[] = [];
+
+  constructor(readonly options: PipelineOptions) {
+    this.params = options.params;
+  }
+
+  get current(): Stage {
+    return this.stages[this.stages.length - 1];
+  }
+
+  get events(): Stage {
+    return this.stages[0];
+  }
+
+  /** True once any stage aggregated. */
+  get aggregated(): boolean {
+    return this.stages.some((s) => s.agg);
+  }
+
+  // ---- names ---------------------------------------------------------------------------------
+
+  /** Resolves a name in a stage's input scope (§1.7): computed, else reserved, else event field. */
+  resolveIn(stage: Stage, name: string): Column {
+    const computed = stage.computed.get(name);
+    if (computed) return computed;
+    if (stage.input) {
+      const col = stage.input.find((c) => c.name === name);
+      return col ? { name, sql: col.alias, type: col.type } : absentColumn(name);
+    }
+    return reservedEventColumn(name) ?? eventField(name === '_normalizer' ? 'normalizer' : name, this.params);
+  }
+
+  resolve(name: string): Column {
+    return this.resolveIn(this.current, name);
+  }
+
+  /** Whether a name refers to something that exists only after events (aggregate output etc.). */
+  isDerived(name: string): boolean {
+    return this.derived.has(name);
+  }
+
+  // ---- stages --------------------------------------------------------------------------------
+
+  /** Starts a new stage reading the current one's outputs. */
+  newStage(): Stage {
+    const prev = this.current;
+    const stage = new Stage(this.stages.length, this.outputsOf(prev).filter((c) => c.name !== '' ));
+    this.stages.push(stage);
+    return stage;
+  }
+
+  /** The stage a per-row transform lands in: after an aggregation it starts a new stage. */
+  rowStage(): Stage {
+    return this.current.agg ? this.newStage() : this.current;
+  }
+
+  addComputed(name: string, sql: string, type: ColumnType, opts: { arithmetic?: boolean; stage?: Stage } = {}): void {
+    const stage = opts.stage ?? this.rowStage();
+    stage.computed.set(name, { name, sql, type });
+    const i = stage.computedOrder.findIndex((c) => c.name === name);
+    if (i !== -1) stage.computedOrder.splice(i, 1);
+    stage.computedOrder.push({ name, arithmetic: opts.arithmetic ?? false });
+    if (!stage.isEvents) this.derived.add(name);
+  }
+
+  /**
+   * Adds a filter stage (§1.9): conditions naming only event-level names filter events wherever
+   * written; a condition naming an aggregate output or a column computed after events filters the
+   * rows of the latest stage.
+   */
+  addFilter(cond: Condition): void {
+    const names = conditionNames(cond);
+    const derived = names.some((n) => this.derived.has(n));
+    if (!derived) {
+      const stage = this.events;
+      stage.where.push(conditionSql(cond, this.scopeFor(stage, true)));
+      return;
+    }
+    const stage = this.current;
+    if (stage.agg) {
+      stage.post.push(conditionSql(cond, this.outputScope(stage)));
+    } else {
+      stage.where.push(conditionSql(cond, this.scopeFor(stage, false)));
+    }
+  }
+
+  /** A scope for conditions over a stage's input rows. */
+  scopeFor(stage: Stage, events: boolean): ConditionScope {
+    return {
+      params: this.params,
+      resolve: (n) => this.resolveIn(stage, n),
+      callCondition: (c) => this.options.callCondition(this, c),
+      fullText: () => (events ? { name: 'norm_log', sql: NORM_LOG_SQL, type: 'text' } : undefined),
+      noteRegex: (p) => this.regexes.push(p),
+    };
+  }
+
+  /** A scope over a stage's output columns (HAVING), by alias. */
+  outputScope(stage: Stage): ConditionScope {
+    const outs = this.outputsOf(stage);
+    return {
+      params: this.params,
+      resolve: (n) => {
+        const c = outs.find((o) => o.name === n);
+        return c ? { name: n, sql: c.alias, type: c.type } : absentColumn(n);
+      },
+      callCondition: (c) => this.options.callCondition(this, c),
+      fullText: () => undefined,
+      noteRegex: (p) => this.regexes.push(p),
+    };
+  }
+
+  // ---- aggregation ---------------------------------------------------------------------------
+
+  /**
+   * The stage an aggregate over `fields` lands in (§3.2): after `groupBy` in the same stage when
+   * it reads event fields; a new stage when it reads the previous aggregation's outputs or counts
+   * the groups.
+   */
+  aggregateStage(fields: string[], opts: { countsRows?: boolean } = {}): Stage {
+    const cur = this.current;
+    if (!cur.agg) return cur;
+    // count() after groupBy counts the groups; standalone aggregates combine in one row (§3.2).
+    const chained =
+      (opts.countsRows && cur.agg.kind === 'group') ||
+      fields.some((f) => !cur.agg!.keys.some((k) => k.name === f) && this.outputsOf(cur).some((o) => o.name === f));
+    if (chained) {
+      const next = this.newStage();
+      return next;
+    }
+    return cur;
+  }
+
+  addAggregate(stage: Stage, col: Column): void {
+    if (!stage.agg) stage.agg = { kind: 'standalone', keys: [], values: [] };
+    const existing = stage.agg.values.findIndex((v) => v.name === col.name);
+    if (existing !== -1) stage.agg.values.splice(existing, 1);
+    stage.agg.values.push(col);
+    this.derived.add(col.name);
+  }
+
+  /** `groupBy(keys)`: a new stage when the current one already aggregated. */
+  groupBy(keys: string[]): Stage {
+    const stage = this.current.agg ? this.newStage() : this.current;
+    stage.agg = {
+      kind: 'group',
+      keys: keys.map((k) => {
+        const c = this.resolveIn(stage, k);
+        return { name: k, sql: c.type === 'time' ? c.sql : asText(c), type: c.type === 'time' ? 'time' : 'text' };
+      }),
+      values: [],
+    };
+    return stage;
+  }
+
+  /** Numeric input of an aggregate in a stage's scope. */
+  numberIn(stage: Stage, name: string): string {
+    return asNumberOrNull(this.resolveIn(stage, name));
+  }
+
+  // ---- order and limits ----------------------------------------------------------------------
+
+  setLimit(n: number, stage: Stage = this.current): void {
+    stage.limit = n;
+    this.hasOwnLimit = true;
+  }
+
+  // ---- output --------------------------------------------------------------------------------
+
+  /** The columns a stage outputs, in field order. */
+  outputsOf(stage: Stage): OutputColumn[] {
+    const k = stage.index;
+    let i = 0;
+    const out = (name: string, sql: string, type: ColumnType, hidden = false): OutputColumn => ({
+      name,
+      sql,
+      type,
+      alias: `s${k}_${i++}`,
+      hidden,
+    });
+    if (stage.agg) {
+      return [
+        ...stage.agg.keys.map((c) => out(c.name, c.sql, c.type)),
+        ...stage.agg.values.map((c) => out(c.name, c.sql, c.type)),
+      ];
+    }
+    const cols: OutputColumn[] = [];
+    if (stage.isEvents) {
+      cols.push(out('timestamp', 'timestamp', 'time'));
+      cols.push(out('log_id', 'toString(log_id)', 'text'));
+      cols.push(out('fractal_id', 'toString(fractal_id)', 'text'));
+      cols.push(out('norm_log', NORM_LOG_SQL, 'text'));
+    } else {
+      for (const c of stage.input!) if (!stage.computed.has(c.name)) cols.push(out(c.name, c.alias, c.type, c.hidden));
+    }
+    for (const { name } of stage.computedOrder) {
+      const c = stage.computed.get(name)!;
+      cols.push(out(name, c.sql, c.type));
+    }
+    // A projection after an aggregation keeps the listed columns in their order; on events the
+    // rows are unpacked from norm_log and the projection is applied when shaping them.
+    if (stage.projection && !stage.isEvents) {
+      return stage.projection.flatMap((n) => cols.filter((c) => c.name === n));
+    }
+    return cols;
+  }
+
+  /** One SELECT per stage, nested. */
+  stageSql(stage: Stage, finalLimit: number | undefined): string {
+    const outs = this.outputsOf(stage);
+    const select = outs.map((c) => `${c.sql} AS ${c.alias}`).join(', ');
+    let from: string;
+    const where = [...stage.where];
+    if (stage.isEvents) {
+      from = this.options.table;
+      where.unshift(
+        `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
+        `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
+        `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
+      );
+    } else {
+      from = `(${this.stageSql(this.stages[stage.index - 1], undefined)})`;
+    }
+    let sql = `SELECT ${select} FROM ${from}`;
+    if (where.length) sql += ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}`;
+    if (stage.agg && stage.agg.keys.length) {
+      sql += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
+    }
+    if (stage.post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${stage.post.map((w) => `(${w})`).join(' AND ')}`;
+    const order = this.orderSql(stage, outs);
+    if (order) sql += ` ORDER BY ${order}`;
+    if (stage.dedup?.length) {
+      const by = stage.dedup.map((n) => {
+        const c = outs.find((o) => o.name === n);
+        return c ? c.alias : asText(this.resolveIn(stage, n));
+      });
+      sql += ` LIMIT 1 BY ${by.join(', ')}`;
+    }
+    const lim = [stage.edge?.n, stage.limit, finalLimit].filter((x): x is number => x !== undefined);
+    if (lim.length) sql += ` LIMIT ${Math.min(...lim)}`;
+    return sql;
+  }
+
+  private orderSql(stage: Stage, outs: OutputColumn[]): string {
+    const keyFor = (name: string, desc: boolean): string[] => {
+      const dir = desc ? 'DESC' : 'ASC';
+      const c = outs.find((o) => o.name === name);
+      const col: Column = c ? { name, sql: c.alias, type: c.type } : this.resolveIn(stage, name);
+      if (col.type === 'number' || col.type === 'time') return [`${col.sql} ${dir}`];
+      const text = asText(col);
+      return [`toFloat64OrNull(${text}) ${dir} NULLS LAST`, `${text} ${dir}`];
+    };
+    let keys: string[] = [];
+    if (stage.isEvents && !stage.agg) {
+      if (stage.edge?.which === 'head') keys = ['timestamp ASC', 'log_id ASC'];
+      else if (stage.edge?.which === 'tail' || stage.sort.length === 0) keys = ['timestamp DESC', 'log_id DESC'];
+      else keys = stage.sort.flatMap((s) => keyFor(s.name, s.desc));
+    } else {
+      const flip = stage.edge?.which === 'tail';
+      keys = stage.sort.flatMap((s) => keyFor(s.name, flip ? !s.desc : s.desc));
+    }
+    return keys.join(', ');
+  }
+
+  toSql(rowCap: number | undefined): string {
+    return this.stageSql(this.current, rowCap);
+  }
+
+  /** Visible output columns of the final stage. */
+  finalColumns(): OutputColumn[] {
+    return this.outputsOf(this.current);
+  }
+
+  /** The filters on events only: what the histogram counts (§5). */
+  eventCountSql(bucketSeconds: number): string {
+    const stage = this.events;
+    const where = [
+      `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
+      `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
+      `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
+      ...stage.where,
+    ];
+    return `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${bucketSeconds}))) AS b, count() AS n
+      FROM ${this.options.table} WHERE ${where.map((w) => `(${w})`).join(' AND ')} GROUP BY b ORDER BY b`;
+  }
+
+  fail(message: string, span?: Span): never {
+    throw new QueryCompileError(message, span);
+  }
+}
+
+/** Names a condition reads (fields of comparisons and of condition functions' first argument). */
+export function conditionNames(cond: Condition): string[] {
+  switch (cond.kind) {
+    case 'and':
+    case 'or':
+      return cond.items.flatMap(conditionNames);
+    case 'not':
+      return conditionNames(cond.item);
+    case 'compare':
+      return [cond.field];
+    case 'call': {
+      const first = cond.call.args.find((a) => !a.key || a.key === 'field');
+      return first && first.value.kind !== 'list' && first.value.kind !== 'call' ? [first.value.text] : [];
+    }
+    default:
+      return ['norm_log'];
+  }
+}
+
+export { timeText };

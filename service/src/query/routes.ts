@@ -1,0 +1,276 @@
+// POST /api/v1/query, /query/stream (server-sent events), /query/validate and
+// GET /api/v1/query/reference. The query endpoints answer the flat shape of query-language.md §5,
+// not the usual envelope.
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Context } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { fieldCatalog, fieldStats } from './field-stats.ts';
+import { commandReference } from './reference.ts';
+import {
+  asInputError,
+  compileText,
+  prepareQuery,
+  QueryInputError,
+  timeRange,
+  type PreparedQuery,
+  type QueryRequest,
+} from './query-service.ts';
+import { resolveReadScope } from './read-scope.ts';
+import { QueryExecutionError, QueryTimeoutError, runHistogram, streamQueryRows, type Row } from './run.ts';
+import { checkRegexes } from './run.ts';
+
+const QueryBody = Type.Object({
+  query: Type.String({ maxLength: 1_000_000 }),
+  fractal_id: Type.Optional(Type.String()),
+  prism_id: Type.Optional(Type.String()),
+  start: Type.Optional(Type.String()),
+  end: Type.Optional(Type.String()),
+  variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { maxItems: 200 })),
+  cursor: Type.Optional(Type.String()),
+});
+
+const TRUNCATE_BYTES = 52_428_800;
+const TRUNCATE_ROWS = 1000;
+const TRUNCATED_WARNING =
+  'Warning: Result set was very large and has been truncated to 1000 rows. Consider adding more specific filters or using head() to limit results.';
+
+/** The error fields of a failed query, and its status (§5 Errors). */
+function failure(err: unknown, ctx: Context, endpoint: string): { status: number; body: Record<string, unknown> } {
+  const e = asInputError(err);
+  if (e instanceof QueryInputError) {
+    ctx.metrics.queries.inc({ endpoint, outcome: e.errorType === 'request' ? 'request' : e.errorType });
+    const body: Record<string, unknown> = { success: false, error: e.message };
+    if (e.errorType !== 'request') body.error_type = e.errorType;
+    if (e.errorPos) body.error_pos = e.errorPos;
+    return { status: 400, body };
+  }
+  if (e instanceof QueryTimeoutError) {
+    ctx.metrics.queries.inc({ endpoint, outcome: 'timeout' });
+    return { status: 408, body: { success: false, error: e.message, error_type: 'timeout' } };
+  }
+  if (e instanceof QueryExecutionError) {
+    ctx.metrics.queries.inc({ endpoint, outcome: 'execution' });
+    ctx.log.error({ detail: e.detail }, 'query execution failed');
+    return { status: 500, body: { success: false, error: e.message, error_type: 'execution' } };
+  }
+  throw err;
+}
+
+/** The summary fields shared by /query and the stream's frames. */
+function limitHit(p: PreparedQuery, count: number): string {
+  const cap = p.compiled.rowCap;
+  if (cap === undefined || count < cap) return '';
+  return p.compiled.regexes.length && p.compiled.pipeline.events.edge === undefined && /raw_log/.test(p.text) ? 'bloom' : 'search';
+}
+
+export async function queryRoutes(app: App, ctx: Context) {
+  const timeoutS = () => ctx.settings.get().query_timeout_s;
+
+  app.post('/api/v1/query', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
+    const started = performance.now();
+    const controller = new AbortController();
+    // The response closing before it was written means the client went away: stop the query.
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableEnded) controller.abort();
+    });
+    try {
+      const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
+      const wantHistogram = p.compiled.eventRows && p.compiled.chartType === '' && !req.body.cursor;
+      const histogram = wantHistogram ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }) : undefined;
+      histogram?.catch(() => undefined);
+      const rows: Row[] = [];
+      for await (const chunk of streamQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal })) rows.push(...chunk);
+      const body: Record<string, unknown> = {
+        success: true,
+        results: rows,
+        count: rows.length,
+        query: req.body.query,
+        sql: p.compiled.sql,
+        execution_ms: 0,
+        field_order: p.compiled.fieldOrder,
+        is_aggregated: p.compiled.isAggregated,
+        chart_type: p.compiled.chartType,
+        chart_config: p.compiled.chartConfig,
+      };
+      const hit = limitHit(p, rows.length);
+      if (hit) body.limit_hit = hit;
+      if (rows.length > TRUNCATE_ROWS) {
+        const sample = rows.slice(0, 10);
+        const mean = sample.reduce((n, r) => n + JSON.stringify(r).length, 0) / sample.length;
+        if (mean * rows.length > TRUNCATE_BYTES) {
+          body.results = rows.slice(0, TRUNCATE_ROWS);
+          body.count = TRUNCATE_ROWS;
+          body.limit_hit = 'truncated';
+          body.error = TRUNCATED_WARNING;
+          delete body.chart_type;
+          delete body.chart_config;
+        }
+      }
+      if (histogram) {
+        try {
+          const h = await histogram;
+          Object.assign(body, { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+        } catch {
+          // The histogram may be omitted (§5); the rows are what matter.
+        }
+      }
+      body.execution_ms = Math.round(performance.now() - started);
+      ctx.metrics.queries.inc({ endpoint: 'query', outcome: 'ok' });
+      ctx.metrics.queryDuration.observe({ endpoint: 'query' }, (performance.now() - started) / 1000);
+      ctx.metrics.queryRows.inc({ endpoint: 'query' }, Number(body.count));
+      return body;
+    } catch (err) {
+      const f = failure(err, ctx, 'query');
+      return reply.code(f.status).send(f.body);
+    }
+  });
+
+  app.post('/api/v1/query/stream', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
+    const started = performance.now();
+    let p: PreparedQuery;
+    try {
+      p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
+    } catch (err) {
+      const f = failure(err, ctx, 'stream');
+      return reply.code(f.status).send(f.body);
+    }
+    const controller = new AbortController();
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    // The client went away: stop the engine's query, not only our writes.
+    res.on('close', () => controller.abort());
+    const send = (event: string, data: unknown) => {
+      if (!res.writableEnded && !res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const c = p.compiled;
+    send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig });
+    const wantHistogram = c.eventRows && c.chartType === '' && !req.body.cursor;
+    let histogramPending = wantHistogram;
+    const histogram = wantHistogram
+      ? runHistogram(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
+          (h) => {
+            histogramPending = false;
+            send('histogram', { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+          },
+          () => {
+            histogramPending = false;
+          },
+        )
+      : Promise.resolve();
+    let count = 0;
+    try {
+      for await (const chunk of streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal })) {
+        if (controller.signal.aborted) break;
+        count += chunk.length;
+        send('rows', { rows: chunk });
+      }
+      if (controller.signal.aborted) {
+        ctx.metrics.queries.inc({ endpoint: 'stream', outcome: 'cancelled' });
+        return;
+      }
+      // Give a histogram that is nearly ready a moment, then report whether it is still coming.
+      await Promise.race([histogram, new Promise((r) => setTimeout(r, 250))]);
+      const hit = limitHit(p, count);
+      send('done', {
+        count,
+        has_more: false,
+        next_cursor: '',
+        execution_ms: Math.round(performance.now() - started),
+        limit_hit: hit,
+        histogram_pending: histogramPending,
+      });
+      ctx.metrics.queries.inc({ endpoint: 'stream', outcome: 'ok' });
+      ctx.metrics.queryDuration.observe({ endpoint: 'stream' }, (performance.now() - started) / 1000);
+      ctx.metrics.queryRows.inc({ endpoint: 'stream' }, count);
+      if (histogramPending) await histogram;
+    } catch (err) {
+      const f = failure(err, ctx, 'stream');
+      send('error', f.body);
+    } finally {
+      res.end();
+    }
+  });
+
+  app.post('/api/v1/query/validate', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
+    try {
+      const body = req.body as QueryRequest;
+      const scope = resolveReadScope(ctx, req.principal, body);
+      if ((body.query ?? '').trim() === '') return { success: true, valid: true };
+      const { compiled } = compileText(ctx, body, scope, timeRange(body));
+      await checkRegexes(ctx.ch, compiled.regexes).catch((err) => {
+        throw asInputError(err);
+      });
+      return { success: true, valid: true };
+    } catch (err) {
+      const e = asInputError(err);
+      if (e instanceof QueryInputError) {
+        const out: Record<string, unknown> = { success: true, valid: false, error: e.message };
+        if (e.errorType !== 'request') out.error_type = e.errorType;
+        if (e.errorPos) out.error_pos = e.errorPos;
+        return out;
+      }
+      throw e;
+    }
+    void reply;
+  });
+
+  app.post(
+    '/api/v1/query/fieldstats',
+    {
+      config: { access: { authenticated: true } },
+      schema: { body: Type.Intersect([QueryBody, Type.Object({ field: Type.String({ minLength: 1, maxLength: 500 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })]) },
+    },
+    async (req, reply) => {
+      try {
+        const body = req.body as QueryRequest & { field: string; limit?: number };
+        const p = await prepareQuery(ctx, req.principal, body);
+        const stats = await fieldStats(ctx.ch, p.compiled, body.field, body.limit ?? 10, timeoutS());
+        return { success: true, data: stats };
+      } catch (err) {
+        const f = failure(err, ctx, 'fieldstats');
+        return reply.code(f.status).send(f.body);
+      }
+    },
+  );
+
+  app.get(
+    '/api/v1/query/fields',
+    {
+      config: { access: { authenticated: true } },
+      schema: {
+        querystring: Type.Object({
+          fractal_id: Type.Optional(Type.String()),
+          prism_id: Type.Optional(Type.String()),
+          start: Type.Optional(Type.String()),
+          end: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (req, reply) => {
+      try {
+        const q = req.query as { fractal_id?: string; prism_id?: string; start?: string; end?: string };
+        const scope = resolveReadScope(ctx, req.principal, q);
+        const range = timeRange(q);
+        const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, range.start, range.end);
+        return { success: true, data: { ...catalog, reserved: ['timestamp', 'log_id', 'fractal_id', 'norm_log', 'normalizer'] } };
+      } catch (err) {
+        const f = failure(err, ctx, 'fields');
+        return reply.code(f.status).send(f.body);
+      }
+    },
+  );
+
+  app.get('/api/v1/query/reference', { config: { access: { authenticated: true } } }, async () => ({
+    success: true,
+    data: commandReference(),
+  }));
+}
+
+export type { FastifyReply };

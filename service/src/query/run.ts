@@ -1,0 +1,180 @@
+// Runs a compiled query on the engine: checks its regexes, streams its rows with a server-side
+// time-out, shapes them into the response's row objects and computes the histogram.
+import { parseJson } from '../ingest/exact-json.ts';
+import { BigNumberText } from '../ingest/types.ts';
+import type { Analytics } from '../storage/clickhouse.ts';
+import type { CompiledQuery } from './compile.ts';
+import { chTime } from './compile.ts';
+import { QueryCompileError } from './plan/errors.ts';
+import type { OutputColumn } from './plan/pipeline.ts';
+
+export class QueryTimeoutError extends Error {
+  constructor() {
+    super('Query timeout: Consider adding more specific filters or reducing time range for raw log searches');
+  }
+}
+
+export class QueryExecutionError extends Error {
+  constructor(readonly detail: string) {
+    super('Query execution failed. Try again; if it keeps failing, simplify the query and report it to an administrator.');
+  }
+}
+
+export type Row = Record<string, unknown>;
+
+/** ClickHouse error code of an engine error message, if it carries one. */
+function errorCode(err: unknown): number | undefined {
+  const e = err as { code?: string | number; message?: string };
+  if (e?.code !== undefined && /^\d+$/.test(String(e.code))) return Number(e.code);
+  const m = /Code: (\d+)/.exec(String(e?.message ?? ''));
+  return m ? Number(m[1]) : undefined;
+}
+
+const TIMEOUT_CODES = new Set([159, 394]);
+
+/** A regex the engine (RE2) refuses becomes a 400 naming it, instead of a failed execution. */
+export async function checkRegexes(ch: Analytics, patterns: string[]): Promise<void> {
+  for (const pattern of new Set(patterns)) {
+    try {
+      const rs = await ch.client.query({ query: 'SELECT match(\'\', {p:String}) AS ok', query_params: { p: pattern }, format: 'JSONEachRow' });
+      await rs.json();
+    } catch (err) {
+      const msg = String((err as Error).message ?? err);
+      const reason = /(?:Cannot compile re2|OptimizedRegularExpression)[^:]*:\s*([^,(]*)/.exec(msg)?.[1]?.trim();
+      throw new QueryCompileError(`invalid regular expression "${pattern}"${reason ? `: ${reason}` : ''}`);
+    }
+  }
+}
+
+export interface RunOptions {
+  timeoutS: number;
+  signal?: AbortSignal;
+}
+
+/** The statement as sent: the engine itself stops it at the time-out (not only the HTTP wait). */
+export function executableSql(sql: string, timeoutS: number): string {
+  return `${sql} SETTINGS max_execution_time = ${Math.max(1, Math.floor(timeoutS))}, timeout_overflow_mode = 'throw'`;
+}
+
+/** Streams shaped rows in chunks. Throws QueryTimeoutError / QueryExecutionError. */
+export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOptions): AsyncGenerator<Row[]> {
+  const shape = rowShaper(q);
+  try {
+    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal: opts.signal })) {
+      yield chunk.map(shape);
+    }
+  } catch (err) {
+    if (opts.signal?.aborted) return;
+    if (TIMEOUT_CODES.has(errorCode(err) ?? -1)) throw new QueryTimeoutError();
+    throw new QueryExecutionError(String((err as Error).message ?? err));
+  }
+}
+
+export async function runQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOptions): Promise<Row[]> {
+  const rows: Row[] = [];
+  for await (const chunk of streamQueryRows(ch, q, opts)) for (const r of chunk) rows.push(r);
+  return rows;
+}
+
+/** Turns engine rows (arrays in column order) into the response's row objects. */
+export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
+  const cols = q.columns;
+  const projection = q.pipeline.current.projection;
+  return (raw) => {
+    const row: Row = {};
+    if (q.eventRows) {
+      // Event rows carry their fields (flattened, as text) under their own names; reserved and
+      // computed columns win over a field of the same name.
+      const norm = raw[cols.findIndex((c) => c.name === 'norm_log')] as string;
+      const fields = unpackFields(norm);
+      if (projection) {
+        for (const n of projection) if (n in fields) row[n] = fields[n];
+      } else Object.assign(row, fields);
+    }
+    cols.forEach((c, i) => {
+      if (q.eventRows && projection && c.name === 'norm_log') return;
+      if (q.eventRows && projection && !projection.includes(c.name) && !['timestamp', 'fractal_id', 'log_id'].includes(c.name)) return;
+      row[c.name] = cellValue(c, raw[i]);
+    });
+    return row;
+  };
+}
+
+function cellValue(c: OutputColumn, v: unknown): unknown {
+  if (v === null || v === undefined) return c.type === 'number' ? null : '';
+  switch (c.type) {
+    case 'number': {
+      const n = typeof v === 'number' ? v : Number(v);
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'time':
+      return String(v).slice(0, 23);
+    case 'list':
+      return v;
+    default:
+      return typeof v === 'string' ? v : String(v);
+  }
+}
+
+/** The stored fields (JSON text, possibly nested by dotted names) flattened to dotted text values. */
+export function unpackFields(json: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let obj: unknown;
+  try {
+    obj = parseJson(json);
+  } catch {
+    return out;
+  }
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      const name = prefix ? `${prefix}.${k}` : k;
+      if (v instanceof BigNumberText) out[name] = String(v);
+      else if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name);
+      else out[name] = v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  };
+  if (obj && typeof obj === 'object') walk(obj as Record<string, unknown>, '');
+  return out;
+}
+
+// ---- histogram (query-language.md §5) -----------------------------------------------------------
+
+export function histogramBucketSeconds(start: Date, end: Date): number {
+  const range = (end.getTime() - start.getTime()) / 1000;
+  let b = range <= 3600 ? 30 : range <= 86400 ? 900 : range <= 7 * 86400 ? 3600 : range <= 30 * 86400 ? 10800 : range <= 365 * 86400 ? 86400 : 604800;
+  while (range / b > 5000) b *= 2;
+  return b;
+}
+
+export interface Histogram {
+  buckets: Array<{ time: string; count: number }>;
+  time_start: string;
+  time_end: string;
+  bucket_seconds: number;
+}
+
+export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram> {
+  const bucket = histogramBucketSeconds(start, end);
+  const from = Math.floor(start.getTime() / 1000 / bucket) * bucket;
+  const to = Math.ceil(end.getTime() / 1000 / bucket) * bucket;
+  const sql = q.pipeline.eventCountSql(bucket);
+  const rs = await ch.client.query({
+    query: executableSql(sql, opts.timeoutS),
+    query_params: q.pipeline.params.values,
+    format: 'JSONEachRow',
+    abort_signal: opts.signal,
+  });
+  const rows = (await rs.json()) as Array<{ b: number | string; n: number | string }>;
+  const counts = new Map(rows.map((r) => [Number(r.b), Number(r.n)]));
+  const buckets: Histogram['buckets'] = [];
+  for (let t = from; t < to; t += bucket) buckets.push({ time: new Date(t * 1000).toISOString(), count: counts.get(t) ?? 0 });
+  return {
+    buckets,
+    time_start: new Date(from * 1000).toISOString(),
+    time_end: new Date(to * 1000).toISOString(),
+    bucket_seconds: bucket,
+  };
+}
+
+export { chTime };

@@ -1,0 +1,63 @@
+// Query test helpers: a small investigation dataset sent through the real ingest endpoint, and
+// a `query` call returning the flat response of POST /api/v1/query.
+import assert from 'node:assert/strict';
+import type { Client, TestAppliance } from './appliance.ts';
+import { waitForLogs } from './logs.ts';
+
+const minutesAgo = (m: number, base = Date.now()) => new Date(base - m * 60_000).toISOString();
+
+/** Eight events an investigator would recognise, newest first by `minutes` ago. */
+export function sampleEvents(base = Date.now()) {
+  return [
+    { minutes: 1, user: 'alice', host: 'web1', status: 200, bytes: 100, src_ip: '10.0.0.5', action: 'login', image: 'C:\\Windows\\System32\\cmd.exe', msg: 'login ok' },
+    { minutes: 2, user: 'bob', host: 'web1', status: 404, bytes: 250, src_ip: '192.168.1.7', action: 'get', image: 'nginx', msg: 'not found /admin' },
+    { minutes: 3, user: 'alice', host: 'web2', status: 500, bytes: 50, src_ip: '10.0.0.5', action: 'get', image: 'C:\\Windows\\powershell.exe', msg: 'Internal Error' },
+    { minutes: 4, user: 'carol', host: 'db1', status: 200, bytes: 1000, src_ip: '172.16.0.9', action: 'query', image: 'postgres', msg: 'select ok' },
+    { minutes: 5, user: 'alice', host: 'web1', status: 200, bytes: 300, src_ip: '10.0.0.6', action: 'logout', image: 'nginx', msg: 'bye Zoë' },
+    { minutes: 6, user: 'dave', host: 'web2', status: 301, bytes: 0, src_ip: 'not-an-ip', action: 'get', image: 'nginx', msg: 'moved' },
+    { minutes: 7, user: 'bob', host: 'db1', status: 500, bytes: 75, src_ip: '192.168.1.8', action: 'query', image: 'postgres', msg: 'deadlock detected' },
+    { minutes: 8, user: 'erin', host: 'web1', status: 200, bytes: 9, action: 'login', image: 'POWERSHELL.EXE', msg: 'login ok' },
+  ].map(({ minutes, ...fields }) => ({ timestamp: minutesAgo(minutes, base), ...fields }));
+}
+
+export async function ingest(a: TestAppliance, token: string, fractalId: string, events: object[]): Promise<void> {
+  const before = (await waitForLogs(a, fractalId, 0)).length;
+  const r = await fetch(`${a.url}/api/v1/ingest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+    body: events.map((e) => JSON.stringify(e)).join('\n'),
+  });
+  assert.equal(r.status, 200, await r.text());
+  await waitForLogs(a, fractalId, before + events.length);
+}
+
+export interface QueryResponse {
+  success: boolean;
+  results: Array<Record<string, any>>;
+  count: number;
+  field_order: string[];
+  is_aggregated: boolean;
+  chart_type: string;
+  chart_config: Record<string, unknown>;
+  limit_hit?: string;
+  error?: string;
+  error_type?: string;
+  error_pos?: { start: number; end: number };
+  [k: string]: unknown;
+}
+
+export async function query(client: Client, q: string, extra: Record<string, unknown> = {}): Promise<{ status: number; body: QueryResponse }> {
+  const r = await client.post('/api/v1/query', { query: q, ...extra });
+  return { status: r.status, body: r.body as QueryResponse };
+}
+
+/** Runs a query that must succeed and returns its body. */
+export async function ok(client: Client, q: string, extra: Record<string, unknown> = {}): Promise<QueryResponse> {
+  const r = await query(client, q, extra);
+  assert.equal(r.status, 200, `${q}: ${JSON.stringify(r.body)}`);
+  assert.equal(r.body.success, true);
+  return r.body;
+}
+
+/** One column of the rows. */
+export const col = (body: QueryResponse, name: string) => body.results.map((r) => r[name]);
