@@ -70,6 +70,9 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
 export const get = <T>(path: string, opts?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, opts);
 export const post = <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'body'>) =>
   request<T>('POST', path, { ...opts, body });
+export const put = <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'body'>) =>
+  request<T>('PUT', path, { ...opts, body });
+export const del = <T>(path: string, opts?: Omit<RequestOptions, 'body'>) => request<T>('DELETE', path, opts);
 
 interface Envelope {
   success: boolean;
