@@ -104,8 +104,9 @@ export async function logsRoutes(app: App, ctx: Context) {
       const t = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
       if (Number.isNaN(t.getTime())) throw badRequest('timestamp must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
       const rs = await ctx.ch.client.query({
-        query: `SELECT toString(log_id) AS log_id, toString(fractal_id) AS fractal_id, toString(timestamp) AS timestamp,
-                  toString(ingest_timestamp) AS ingest_timestamp, raw, toString(fields) AS fields
+        // Aliases differ from column names: ClickHouse would otherwise read the alias in WHERE.
+        query: `SELECT toString(log_id) AS id_text, toString(fractal_id) AS fractal_text, toString(timestamp) AS time_text,
+                  toString(ingest_timestamp) AS ingest_text, raw, toString(fields) AS fields_text
                 FROM ${ctx.ch.table('logs')}
                 WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
                   AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}
@@ -119,12 +120,12 @@ export async function logsRoutes(app: App, ctx: Context) {
       return {
         success: true,
         data: {
-          log_id: row.log_id,
-          fractal_id: row.fractal_id,
-          timestamp: iso(row.timestamp),
-          ingest_timestamp: iso(row.ingest_timestamp),
+          log_id: row.id_text,
+          fractal_id: row.fractal_text,
+          timestamp: iso(row.time_text),
+          ingest_timestamp: iso(row.ingest_text),
           raw: row.raw,
-          fields: unpackFields(row.fields),
+          fields: unpackFields(row.fields_text),
         },
       };
     },

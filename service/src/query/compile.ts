@@ -17,6 +17,31 @@ export interface CompileOptions {
   end: Date;
   /** `max_query_rows`: 0 means no cap (aggregations then stop at 10,000, event searches page). */
   maxRows: number;
+  /** Opaque cursor of the previous page (event searches when the row cap is off). */
+  cursor?: string;
+}
+
+/** Event searches page by this many rows when `max_query_rows` is 0 (§5 Row cap). */
+export const PAGE_SIZE = 200;
+
+export interface PageCursor {
+  /** Full-precision event time and id of the last row of the previous page. */
+  t: string;
+  id: string;
+}
+
+export function encodeCursor(c: PageCursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+export function decodeCursor(text: string): PageCursor {
+  try {
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as PageCursor;
+    if (typeof c.t === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(c.t) && typeof c.id === 'string' && /^[0-9a-f-]{36}$/i.test(c.id)) return c;
+  } catch {
+    /* fall through */
+  }
+  throw new QueryCompileError('cursor is not valid; send back next_cursor exactly as a previous response gave it');
 }
 
 export interface CompiledQuery {
@@ -32,6 +57,8 @@ export interface CompiledQuery {
   eventRows: boolean;
   /** The cap appended by the service (not by the query); `limit_hit: "search"` when reached. */
   rowCap?: number;
+  /** Pages of PAGE_SIZE rows (the query fetched one more to know whether more exist). */
+  paged: boolean;
   regexes: string[];
   pipeline: Pipeline;
 }
@@ -64,9 +91,21 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
   const isAggregated = p.aggregated && !(final.projection && !final.agg && !final.isEvents);
   const eventRows = final.isEvents && !final.agg;
   let rowCap: number | undefined;
+  let paged = false;
   if (!p.hasOwnLimit && !p.ownCap) {
     if (options.maxRows > 0) rowCap = options.maxRows;
-    else rowCap = eventRows ? undefined : AGGREGATED_CAP;
+    else if (!eventRows) rowCap = AGGREGATED_CAP;
+    else if (final.sort.length === 0 && !final.dedup) {
+      // Newest-first event search with the cap off: pages of 200, one extra row tells has_more.
+      paged = true;
+      rowCap = PAGE_SIZE + 1;
+      if (options.cursor) {
+        const c = decodeCursor(options.cursor);
+        final.where.push(
+          `(timestamp, log_id) < (${params.bind(c.t, "DateTime64(9, 'UTC')")}, toUUID(${params.text(c.id)}))`,
+        );
+      }
+    } else rowCap = AGGREGATED_CAP;
   }
   const sql = p.toSql(rowCap);
   return {
@@ -79,7 +118,8 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     chartType: p.chartType,
     chartConfig: p.chartConfig,
     eventRows,
-    rowCap,
+    rowCap: paged ? undefined : rowCap,
+    paged,
     regexes: p.regexes,
     pipeline: p,
   };

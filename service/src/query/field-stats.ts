@@ -49,15 +49,19 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
     }
   }
   const sql = `SELECT count() AS total, countIf(v != '') AS present, uniqExactIf(v, v != '') AS distinct,
-      topKIf(${Math.max(1, Math.min(limit, 100))}, 3, 'counts')(v, v != '') AS top,
       countIf(isNotNull(n)) AS numeric, min(n) AS min, max(n) AS max, avg(n) AS avg
     FROM ${source}`;
-  const rs = await ch.client.query({ query: executableSql(sql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' });
+  // Exact counts for the top values (an approximate top-K would show counts a filter then contradicts).
+  const topSql = `SELECT v, count() AS c FROM ${source} WHERE v != '' GROUP BY v ORDER BY c DESC, v LIMIT ${Math.max(1, Math.min(limit, 100))}`;
+  const [rs, topRs] = await Promise.all([
+    ch.client.query({ query: executableSql(sql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' }),
+    ch.client.query({ query: executableSql(topSql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' }),
+  ]);
+  const topRows = (await topRs.json()) as Array<{ v: string; c: string | number }>;
   const [r] = (await rs.json()) as Array<{
     total: string | number;
     present: string | number;
     distinct: string | number;
-    top: Array<[string, string | number, string | number]>;
     numeric: string | number;
     min: number | null;
     max: number | null;
@@ -70,10 +74,10 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
     total,
     present,
     distinct: Number(r.distinct),
-    top: r.top.map(([value, count]) => ({
-      value,
-      count: Number(count),
-      share: total ? Math.round((10000 * Number(count)) / total) / 100 : 0,
+    top: topRows.map(({ v, c }) => ({
+      value: v,
+      count: Number(c),
+      share: total ? Math.round((10000 * Number(c)) / total) / 100 : 0,
     })),
   };
   // Numeric statistics only when the field's present values are all numbers.

@@ -74,6 +74,7 @@ export function compileText(
       start: range.start,
       end: range.end,
       maxRows: ctx.settings.get().max_query_rows,
+      cursor: req.cursor || undefined,
     });
     return { text, compiled };
   } catch (err) {

@@ -17,7 +17,8 @@ import {
   type QueryRequest,
 } from './query-service.ts';
 import { resolveReadScope } from './read-scope.ts';
-import { QueryExecutionError, QueryTimeoutError, runHistogram, streamQueryRows, type Row } from './run.ts';
+import { PAGE_SIZE } from './compile.ts';
+import { CURSOR, QueryExecutionError, QueryTimeoutError, runHistogram, streamQueryRows, type Row } from './run.ts';
 import { checkRegexes } from './run.ts';
 
 const QueryBody = Type.Object({
@@ -57,6 +58,13 @@ function failure(err: unknown, ctx: Context, endpoint: string): { status: number
   throw err;
 }
 
+/** A page of a paged event search: PAGE_SIZE rows, and where the next one starts. */
+function pageOf(p: PreparedQuery, rows: Row[]): { rows: Row[]; hasMore: boolean; nextCursor: string } {
+  if (!p.compiled.paged || rows.length <= PAGE_SIZE) return { rows, hasMore: false, nextCursor: '' };
+  const kept = rows.slice(0, PAGE_SIZE);
+  return { rows: kept, hasMore: true, nextCursor: String((kept[kept.length - 1] as Record<symbol, unknown>)[CURSOR]) };
+}
+
 /** The summary fields shared by /query and the stream's frames. */
 function limitHit(p: PreparedQuery, count: number): string {
   const cap = p.compiled.rowCap;
@@ -81,10 +89,11 @@ export async function queryRoutes(app: App, ctx: Context) {
       histogram?.catch(() => undefined);
       const rows: Row[] = [];
       for await (const chunk of streamQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal })) rows.push(...chunk);
+      const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
         success: true,
-        results: rows,
-        count: rows.length,
+        results: page.rows,
+        count: page.rows.length,
         query: req.body.query,
         sql: p.compiled.sql,
         execution_ms: 0,
@@ -93,9 +102,10 @@ export async function queryRoutes(app: App, ctx: Context) {
         chart_type: p.compiled.chartType,
         chart_config: p.compiled.chartConfig,
       };
+      if (p.compiled.paged) Object.assign(body, { has_more: page.hasMore, next_cursor: page.nextCursor });
       const hit = limitHit(p, rows.length);
       if (hit) body.limit_hit = hit;
-      if (rows.length > TRUNCATE_ROWS) {
+      if (page.rows.length > TRUNCATE_ROWS) {
         const sample = rows.slice(0, 10);
         const mean = sample.reduce((n, r) => n + JSON.stringify(r).length, 0) / sample.length;
         if (mean * rows.length > TRUNCATE_BYTES) {
@@ -165,12 +175,25 @@ export async function queryRoutes(app: App, ctx: Context) {
         )
       : Promise.resolve();
     let count = 0;
+    let hasMore = false;
+    let nextCursor = '';
+    let last: Row | undefined;
     try {
       for await (const chunk of streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal })) {
         if (controller.signal.aborted) break;
-        count += chunk.length;
-        send('rows', { rows: chunk });
+        let rows = chunk;
+        if (c.paged && count + rows.length > PAGE_SIZE) {
+          rows = rows.slice(0, PAGE_SIZE - count);
+          hasMore = true;
+        }
+        count += rows.length;
+        if (rows.length) {
+          last = rows[rows.length - 1];
+          send('rows', { rows });
+        }
+        if (hasMore) break;
       }
+      if (hasMore && last) nextCursor = String((last as Record<symbol, unknown>)[CURSOR]);
       if (controller.signal.aborted) {
         ctx.metrics.queries.inc({ endpoint: 'stream', outcome: 'cancelled' });
         return;
@@ -180,8 +203,8 @@ export async function queryRoutes(app: App, ctx: Context) {
       const hit = limitHit(p, count);
       send('done', {
         count,
-        has_more: false,
-        next_cursor: '',
+        has_more: hasMore,
+        next_cursor: nextCursor,
         execution_ms: Math.round(performance.now() - started),
         limit_hit: hit,
         histogram_pending: histogramPending,

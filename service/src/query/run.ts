@@ -4,7 +4,10 @@ import { parseJson } from '../ingest/exact-json.ts';
 import { BigNumberText } from '../ingest/types.ts';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
-import { chTime } from './compile.ts';
+import { chTime, encodeCursor } from './compile.ts';
+
+/** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
+export const CURSOR = Symbol('cursor');
 import { QueryCompileError } from './plan/errors.ts';
 import type { OutputColumn } from './plan/pipeline.ts';
 
@@ -90,6 +93,12 @@ export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
       if (projection) {
         for (const n of projection) if (n in fields) row[n] = fields[n];
       } else Object.assign(row, fields);
+    }
+    if (q.paged) {
+      // Not serialised: the route reads it to build next_cursor from the last row of a page.
+      const ti = cols.findIndex((c) => c.name === 'timestamp');
+      const ii = cols.findIndex((c) => c.name === 'log_id');
+      Object.defineProperty(row, CURSOR, { value: encodeCursor({ t: String(raw[ti]), id: String(raw[ii]) }), enumerable: false });
     }
     cols.forEach((c, i) => {
       if (q.eventRows && projection && c.name === 'norm_log') return;
