@@ -29,7 +29,7 @@ export interface CommandStage {
   span: Span;
 }
 
-/** `name := arith-expr` (§1.6). */
+/** `name := arith-expr` (§1.6). A bare value segment of a case branch (`a=1 | high`) is parsed as `case_result := high` (§3.3). */
 export interface AssignmentStage {
   kind: 'assignment';
   target: string;
@@ -116,7 +116,13 @@ export interface Arg {
 
 export type ArgValue =
   /** An identifier or value, unquoted (`user`, `200`, `5m`, `*`). */
-  | { kind: 'word'; text: string; span: Span }
+  | {
+      kind: 'word';
+      text: string;
+      span: Span;
+      /** Added: set when the argument is arithmetic (`eval(rate=requests / duration)`); `text` is then its source as written. */
+      expr?: Expr;
+    }
   /** A quoted string, quotes removed and escapes applied. */
   | { kind: 'string'; text: string; span: Span }
   /** `[a, b]`. */
@@ -133,6 +139,8 @@ export interface Block {
 export interface Branch {
   stages: Stage[];
   span: Span;
+  /** Added: the branch began with `*` (the default branch of `case`, §3.3); `stages` holds what follows it. */
+  star: boolean;
 }
 
 /** Arithmetic of assignments (§1.6) and `eval`. */
@@ -150,6 +158,8 @@ export class QueryParseError extends Error {
   constructor(
     message: string,
     readonly span?: Span,
+    /** Added: 'translate' for an error inside a case/chain/join block, reported as `Query error: ` with the block's prefix already in the message (§6). */
+    readonly errorType: 'parse' | 'translate' = 'parse',
   ) {
     super(message);
     this.name = 'QueryParseError';
