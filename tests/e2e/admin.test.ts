@@ -220,6 +220,16 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   assert.equal(a.context.prisms.memberIds(a.context.prisms.list()[0]!.id).length, 1);
   await shot(page, 'admin-prisms.png');
 
+  // The prism on the home view: its members' figures added up, and each member listed.
+  await page.getByLabel('Viewing').selectOption({ label: 'perimeter (1)' });
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await page.getByRole('heading', { name: 'perimeter', level: 1 }).waitFor();
+  const member = row(page, 'Member fractals', 'edge-firewall');
+  await member.waitFor();
+  assert.match(await member.innerText(), /\b1\b/, 'the member shows its one event');
+  await shot(page, 'home-prism.png');
+  await page.getByRole('link', { name: 'Admin', exact: true }).click();
+
   // ---- a setting, persisted across a reload
   await nav(page, 'Settings').click();
   await page.getByLabel('Query time-out (seconds)').fill('120');

@@ -69,14 +69,3 @@ export function maskToken(token: string): string {
   if (token.length <= 8) return '•'.repeat(Math.max(token.length, 4));
   return `${token.slice(0, 4)}${'•'.repeat(8)}${token.slice(-4)}`;
 }
-
-/** The ready-to-paste command for sending one test event with an ingest token. */
-export function curlExample(origin: string, token: string): string {
-  const base = origin.replace(/\/+$/, '');
-  return (
-    `curl -X POST ${base}/api/v1/ingest ` +
-    `-H "Authorization: Bearer ${token}" ` +
-    `-H "Content-Type: application/json" ` +
-    `-d '{"message":"hello"}'`
-  );
-}
