@@ -8,14 +8,11 @@
 //    all countable by a query), and the service's peak resident memory (VmHWM).
 // 3. In this process, with no service in front, inserts the same number of rows in the same
 //    batch size into the embedded engine (2 inserts in flight) and reports its own rate.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { fmt, freshDataDir, signIn, startChildAppliance } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,7 +24,6 @@ const { values: args } = parseArgs({
 const TOTAL = Number(args.logs);
 const BATCH = Number(args.batch);
 const CONNECTIONS = Number(args.connections);
-const root = path.resolve(import.meta.dirname, '../..');
 
 // ---- realistic logs --------------------------------------------------------------------------
 const hosts = Array.from({ length: 50 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
@@ -53,17 +49,6 @@ function makeLog(i: number, t0: number): string {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
 async function main() {
   const t0 = Date.now() - TOTAL * 3;
   console.log(`Preparing ${fmt(TOTAL)} logs in batches of ${fmt(BATCH)}...`);
@@ -79,41 +64,15 @@ async function main() {
   console.log(`  average log size ${Math.round(bytes / TOTAL)} bytes, ${(bytes / 1e6).toFixed(0)} MB in all`);
 
   // ---- through the service ---------------------------------------------------------------------
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-ingest-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      SVC_DATA_DIR: dataDir,
-      SVC_PORT: String(port),
-      SVC_HOST: '127.0.0.1',
-      SVC_ADMIN_PASSWORD: 'bench-password',
-      SVC_LOG_LEVEL: 'warn',
-      SVC_INGEST_RATE_LIMIT: '100000',
-      SVC_INGEST_RATE_BURST: '100000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const dataDir = freshDataDir('bench-ingest');
+  const service = await startChildAppliance(dataDir, {
+    SVC_ADMIN_PASSWORD: 'bench-password',
+    SVC_INGEST_RATE_LIMIT: '100000',
+    SVC_INGEST_RATE_BURST: '100000',
   });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).ok) break;
-    } catch {
-      /* starting */
-    }
-    if (i > 300) throw new Error(`service did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(out)![1]!;
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'bench-password' }),
-  });
-  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const { child, base } = service;
+  const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;
+  const cookie = await signIn(base, 'admin', 'bench-password');
   const fractalId = ((await (await fetch(`${base}/api/v1/fractals`, { headers: { cookie } })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
 
   let peakRss = 0;
@@ -158,8 +117,7 @@ async function main() {
   }
   const storedAt = performance.now();
   clearInterval(rssTimer);
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await service.stop();
   rmSync(dataDir, { recursive: true, force: true });
 
   const acceptedRate = TOTAL / ((acceptedAt - start) / 1000);
@@ -167,7 +125,7 @@ async function main() {
 
   // ---- the engine alone ------------------------------------------------------------------------
   console.log('Inserting the same rows into the embedded engine directly...');
-  const engineDir = mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
+  const engineDir = freshDataDir('bench-engine');
   const { loadConfig } = await import('../../service/src/config.ts');
   const { openAnalytics } = await import('../../service/src/storage/clickhouse.ts');
   const { migrateClickHouse } = await import('../../service/src/storage/clickhouse-migrations.ts');

@@ -1,0 +1,533 @@
+// Query benchmark (issue 4, "Speed"). Prints figures; asserts nothing.
+//
+//   npm run bench:query [-- --logs 10000000 --runs 5 --chunk 1000000 --keep --show-sql]
+//   npm run bench:query -- --reuse <dataDir>     (a directory kept by an earlier --keep run)
+//
+// 1. Starts the appliance IN THIS PROCESS (startAppliance) on a fresh data directory, signs in as
+//    the first-start admin (password read from <dataDir>/initial-admin-password) and creates a
+//    fractal "bench".
+// 2. Generates N logs inside the engine, `INSERT INTO svc.logs SELECT … FROM numbers(…)` in
+//    chunks: web access logs, Sysmon-like process/network/file events and Windows logon events
+//    spread over the last 7 days, ~300 bytes each, every value a deterministic function of the
+//    row number (cityHash64(number, k)). `fields` is the JSON text cast to JSON, `raw` the same text.
+//    Then merges the table (OPTIMIZE … FINAL), as days of ingest would have.
+// 3. For each investigator query: one warm-up, then `--runs` timed runs of the query language
+//    through POST /api/v1/query (wall clock of the HTTP round trip, response parsed) alternating
+//    with the hand-written ClickHouse SQL for the same answer, sent through the appliance's own
+//    @clickhouse/client instance (appliance.context.ch.client, the embedded chDB engine).
+// 4. Prints medians, ratio service/SQL, row counts of both (warning when they differ) and the
+//    targets: ratio ≤ 1.5 for every query, median < 300 ms for the filter and groupBy queries.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fmt, freshDataDir, median, signIn, startInProcessAppliance } from './support.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    logs: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '5' },
+    chunk: { type: 'string', default: '1000000' },
+    keep: { type: 'boolean', default: false },
+    reuse: { type: 'string' },
+    'no-optimize': { type: 'boolean', default: false },
+    'show-sql': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const RUNS = Number(args.runs);
+const CHUNK = Number(args.chunk);
+const ROW_CAP = 10_000; // max_query_rows default: event searches and aggregations without a limit
+const DAY_MS = 24 * 3600 * 1000;
+
+// ---- the data --------------------------------------------------------------------------------
+const FIRST = ('james mary robert patricia john jennifer michael linda david elizabeth william barbara richard susan ' +
+  'joseph jessica thomas sarah charles karen christopher lisa daniel nancy matthew betty anthony margaret mark ' +
+  'sandra donald ashley steven kimberly paul emily andrew donna joshua michelle kenneth carol kevin amanda brian ' +
+  'dorothy george melissa timothy deborah').split(' ');
+const LAST = ('smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez ' +
+  'wilson anderson thomas taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis ' +
+  'robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall rivera ' +
+  'campbell mitchell carter roberts gomez phillips evans turner diaz parker cruz edwards collins reyes stewart ' +
+  'morris morales murphy cook rogers gutierrez ortiz morgan cooper peterson bailey reed kelly howard ramos kim cox ' +
+  'ward richardson watson brooks chavez wood james bennett gray mendoza ruiz hughes price alvarez castillo sanders ' +
+  'patel myers long ross foster').split(' ');
+/** User name of popularity rank i (0 = most frequent); 50 × 100 = 5,000 users. */
+const userName = (i: number) => `${FIRST[i % 50]}.${LAST[Math.floor(i / 50)]}`;
+const USERS = Array.from({ length: 5000 }, (_, i) => userName(i));
+
+const WEB_HOSTS = Array.from({ length: 20 }, (_, i) => `web-${String(i + 1).padStart(2, '0')}.dmz.example.net`);
+const SERVER_HOSTS = ['dc', 'sql', 'file', 'exch', 'app', 'build'].flatMap((r) =>
+  Array.from({ length: 5 }, (_, i) => `${r}-${String(i + 1).padStart(2, '0')}.corp.example.net`),
+);
+const WORKSTATIONS = Array.from({ length: 150 }, (_, i) => `ws-${1001 + i}.corp.example.net`);
+const WIN_HOSTS = [...SERVER_HOSTS, ...WORKSTATIONS]; // 180 + 20 web hosts = 200
+
+const URLS = [
+  '/', '/index.html', '/login', '/logout', '/health', '/api/v1/orders', '/api/v1/cart', '/api/v1/users/me',
+  '/api/v1/search?q=shoes', '/api/v1/search?q=red+jacket', '/static/js/app.3f9c2.js', '/static/css/main.css',
+  '/images/logo.png', '/favicon.ico', '/checkout', '/products/list', '/robots.txt', '/api/v2/inventory',
+];
+const ADMIN_URLS = ['/admin/login.php', '/admin/config.php?debug=1', '/wp-admin/admin-ajax.php', '/phpmyadmin/index.php'];
+const AGENTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+  'curl/8.5.0',
+  'python-requests/2.32.3',
+];
+const IMAGES = [
+  'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe',
+  'C:\\Windows\\System32\\cmd.exe',
+  'C:\\Windows\\System32\\svchost.exe',
+  'C:\\Windows\\explorer.exe',
+  'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
+  'C:\\Program Files\\Microsoft Office\\root\\Office16\\OUTLOOK.EXE',
+  'C:\\Program Files\\Microsoft Office\\root\\Office16\\WINWORD.EXE',
+  'C:\\Windows\\System32\\conhost.exe',
+  'C:\\Windows\\System32\\rundll32.exe',
+  'C:\\Windows\\System32\\taskhostw.exe',
+  'C:\\Program Files\\Mozilla Firefox\\firefox.exe',
+  'C:\\Windows\\System32\\msiexec.exe',
+  'C:\\Windows\\System32\\wbem\\WmiPrvSE.exe',
+  'C:\\Users\\Public\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe',
+  'C:\\Windows\\System32\\lsass.exe',
+  'C:\\Windows\\System32\\SearchIndexer.exe',
+];
+const IMAGE_HASHES = IMAGES.map((i) => createHash('sha256').update(i).digest('hex').toUpperCase());
+const PARENTS = ['C:\\Windows\\explorer.exe', 'C:\\Windows\\System32\\services.exe', 'C:\\Windows\\System32\\svchost.exe', 'C:\\Windows\\System32\\cmd.exe', 'C:\\Windows\\System32\\winlogon.exe'];
+const ARGS = [
+  '-NoProfile -ExecutionPolicy Bypass -Command Get-Process',
+  '/c whoami /all',
+  '-k netsvcs -p -s Schedule',
+  '--type=renderer --lang=en-US --field-trial-handle=1736',
+  '/q /i C:\\Users\\Public\\Downloads\\setup.msi',
+  'shell32.dll,Control_RunDLL',
+  '/c dir C:\\ProgramData /s',
+  '-Embedding',
+];
+const TARGET_FILES = ['C:\\Users\\Public\\Downloads\\invoice.pdf', 'C:\\Windows\\Temp\\~tmp12.tmp', 'C:\\ProgramData\\cache\\index.dat', 'C:\\Users\\Public\\Documents\\report.docx'];
+const PORTS = ['443', '443', '443', '443', '80', '53', '445', '3389', '8080', '22', '5985'];
+/** The rare token: a file hash seen in exactly ~10 process events (searched in lower case). */
+const RARE_HASH = createHash('sha256').update('bench rare token').digest('hex').toUpperCase();
+/** The user of the field-equality query: popularity rank 200, a few hundred events per million. */
+const PROBE_USER = userName(200);
+
+const ARRAYS = {
+  users: USERS,
+  web_hosts: WEB_HOSTS,
+  win_hosts: WIN_HOSTS,
+  urls: URLS,
+  admin_urls: ADMIN_URLS,
+  agents: AGENTS,
+  images: IMAGES,
+  image_hashes: IMAGE_HASHES,
+  parents: PARENTS,
+  args: ARGS,
+  target_files: TARGET_FILES,
+  ports: PORTS,
+};
+
+/**
+ * The SELECT producing rows `first … first+count-1` of N: every value from cityHash64(number, k).
+ * Kinds: 50% web access (nginx), 30% Sysmon (1 process create, 3 network, 11 file), 20% Windows
+ * logon events. Rows with number ≡ rareOffset (mod rareEvery) are process creates whose hash is
+ * the rare token.
+ */
+function generatorSql(table: string): string {
+  const h = (k: number) => `cityHash64(number, ${k})`;
+  const pick = (arr: string, k: number) => `{${arr}:Array(String)}[1 + ${h(k)} % length({${arr}:Array(String)})]`;
+  const str = (sql: string) => `toJSONString(${sql})`; // a String expression as a JSON string literal
+  // One member of a JSON object, after the first: `,"key":value` (value is JSON text).
+  const m = (key: string, value: string) => `',"${key}":', ${value}`;
+  const obj = (members: string[]) => `concat('{"timestamp":', ${str('iso')}, ${members.join(', ')}, '}')`;
+  const web = obj([
+    m('source', `'"nginx"'`),
+    m('host', str(pick('web_hosts', 3))),
+    m('src_ip', str('ext_ip')),
+    `if(web_user, concat(${m('user', str('user'))}), '')`,
+    m('method', str('method')),
+    m('url', str('url')),
+    m('status', 'toString(status)'),
+    m('bytes', 'toString(bytes)'),
+    m('duration_ms', 'toString(duration_ms)'),
+    m('user_agent', str(pick('agents', 20))),
+  ]);
+  const sysmon = obj([
+    m('source', `'"sysmon"'`),
+    m('host', str(pick('win_hosts', 3))),
+    m('event_id', 'toString(sysmon_id)'),
+    m('user', str(`concat('CORP\\\\', user)`)),
+    m('image', str('image')),
+    m('pid', `toString(4 + ${h(21)} % 30000)`),
+    `multiIf(
+      sysmon_id = 1, concat(${[
+        m('parent_image', str(pick('parents', 22))),
+        m('command_line', str(`concat('"', image, '" ', ${pick('args', 23)})`)),
+        m('hashes', str(`concat('SHA256=', if(rare, {rare_hash:String}, {image_hashes:Array(String)}[img]))`)),
+        m('message', `'"Process Create"'`),
+      ].join(', ')}),
+      sysmon_id = 3, concat(${[
+        m('src_ip', str('int_ip')),
+        m('dst_ip', str('ext_ip')),
+        m('dst_port', pick('ports', 24)),
+        m('protocol', `'"tcp"'`),
+        m('message', `'"Network connection detected"'`),
+      ].join(', ')}),
+      concat(${[m('target_filename', str(pick('target_files', 25))), m('message', `'"File created"'`)].join(', ')}))`,
+  ]);
+  const logon = obj([
+    m('source', `'"windows-security"'`),
+    m('host', str(pick('win_hosts', 3))),
+    m('event_id', 'toString(logon_id)'),
+    m('user', str('user')),
+    m('src_ip', str('int_ip')),
+    m('logon_type', `toString([2, 3, 3, 3, 10, 5][1 + ${h(26)} % 6])`),
+    m('outcome', `if(logon_id = 4625, '"failure"', '"success"')`),
+    m('message', `multiIf(logon_id = 4624, '"An account was successfully logged on."', logon_id = 4625, '"An account failed to log on."',
+                         logon_id = 4634, '"An account was logged off."', '"Special privileges assigned to new logon."')`),
+  ]);
+  const status = [[820, 200], [850, 304], [870, 301], [880, 302], [930, 404], [950, 401], [960, 403], [970, 400], [985, 500], [993, 502]]
+    .map(([below, code]) => `${h(10)} % 1000 < ${below}, ${code}`)
+    .join(', ');
+  return `
+INSERT INTO ${table} (fractal_id, timestamp, ingest_timestamp, log_id, raw, fields)
+SELECT {fid:UUID}, ts, ts + toIntervalMillisecond(150 + ${h(30)} % 2000), log_id, j, CAST(j AS JSON)
+FROM (
+  SELECT number,
+    fromUnixTimestamp64Nano(toInt64({t0:Int64} + toInt64(number) * {step:Int64} + toInt64(${h(2)} % {step:UInt64})), 'UTC') AS ts,
+    concat(replaceOne(toString(toDateTime64(ts, 3, 'UTC')), ' ', 'T'), 'Z') AS iso,
+    lower(concat(leftPad(hex(${h(7)}), 16, '0'), leftPad(hex(${h(8)}), 16, '0'))) AS hx,
+    toUUID(concat(substring(hx, 1, 8), '-', substring(hx, 9, 4), '-4', substring(hx, 14, 3), '-a', substring(hx, 18, 3), '-', substring(hx, 21, 12))) AS log_id,
+    number % {rare_every:UInt64} = {rare_offset:UInt64} AS rare,
+    if(rare, 60, ${h(1)} % 100) AS kind_roll,
+    {users:Array(String)}[1 + toUInt32(pow((${h(4)} % 1000000) / 1000000.0, 3) * 5000)] AS user,
+    IPv4NumToString(toUInt32(167772160 + ${h(5)} % 1048576)) AS int_ip,
+    IPv4NumToString(toUInt32(16777216 + ${h(6)} % 3758096384)) AS ext_ip,
+    multiIf(${h(11)} % 100 < 78, 'GET', ${h(11)} % 100 < 93, 'POST', ${h(11)} % 100 < 97, 'PUT', 'DELETE') AS method,
+    multiIf(${h(12)} % 100 < 2, ${pick('admin_urls', 9)},
+            ${h(12)} % 100 < 20, concat('/api/v1/orders/', toString(${h(9)} % 100000)),
+            ${pick('urls', 9)}) AS url,
+    multiIf(${status}, 503) AS status,
+    if(status = 304, 0, toUInt32(pow((${h(13)} % 10000) / 10000.0, 2) * 250000)) AS bytes,
+    round(pow((${h(14)} % 10000) / 10000.0, 3) * 3000 + 0.3, 1) AS duration_ms,
+    ${h(15)} % 100 < 30 AS web_user,
+    if(rare, 1, [1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 11, 11, 11][1 + ${h(16)} % 14]) AS sysmon_id,
+    1 + ${h(17)} % length({images:Array(String)}) AS img,
+    {images:Array(String)}[img] AS image,
+    [4624, 4624, 4624, 4624, 4624, 4624, 4624, 4625, 4625, 4634, 4634, 4672][1 + ${h(27)} % 12] AS logon_id,
+    multiIf(kind_roll < 50, ${web}, kind_roll < 80, ${sysmon}, ${logon}) AS j
+  FROM numbers({first:UInt64}, {count:UInt64})
+)
+SETTINGS output_format_json_escape_forward_slashes = 0`;
+}
+
+// ---- the queries -------------------------------------------------------------------------------
+interface Bench {
+  name: string;
+  query: string;
+  /** Hand-written SQL; `W` is the scope and time range, the same for every query. */
+  sql: string;
+  /** Event search (rows are events, compared by log_id) or aggregation (compared by total _count). */
+  events: boolean;
+  /** The 300 ms latency target applies (filter and groupBy queries). */
+  latencyTarget: boolean;
+}
+
+function benches(table: string): Bench[] {
+  const W = `fractal_id = {fid:UUID} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}`;
+  // Event searches: newest first (timestamp, then event id), capped like the service; the stored
+  // record (`raw`) is the event's text.
+  const search = (cond: string) =>
+    `SELECT timestamp, log_id, fractal_id, raw FROM ${table} WHERE ${W} AND ${cond} ORDER BY timestamp DESC, log_id DESC LIMIT ${ROW_CAP}`;
+  return [
+    {
+      name: 'rare token',
+      query: `"${RARE_HASH.toLowerCase()}"`,
+      sql: search(`positionCaseInsensitive(raw, {token:String}) > 0`),
+      events: true,
+      latencyTarget: true,
+    },
+    {
+      name: 'field equality',
+      query: `user=${PROBE_USER}`,
+      sql: search(`fields.user.:String = {user:String}`),
+      events: true,
+      latencyTarget: true,
+    },
+    {
+      name: 'contains-any',
+      query: 'image=~powershell,cmd',
+      sql: search(`multiSearchAnyCaseInsensitiveUTF8(fields.image.:String, ['powershell', 'cmd'])`),
+      events: true,
+      latencyTarget: true,
+    },
+    {
+      name: 'regex',
+      query: 'url=/admin\\/.*\\.php/',
+      sql: search(`match(fields.url.:String, 'admin/.*\\\\.php')`),
+      events: true,
+      latencyTarget: true,
+    },
+    {
+      name: 'groupBy 1 field',
+      query: 'groupBy(host)',
+      sql: `SELECT fields.host.:String AS host, count() AS _count FROM ${table} WHERE ${W} GROUP BY host LIMIT ${ROW_CAP}`,
+      events: false,
+      latencyTarget: true,
+    },
+    {
+      name: 'groupBy 2 fields',
+      query: 'groupBy(host, status)',
+      sql: `SELECT fields.host.:String AS host, fields.status.:Int64 AS status, count() AS _count FROM ${table} WHERE ${W} GROUP BY host, status LIMIT ${ROW_CAP}`,
+      events: false,
+      latencyTarget: true,
+    },
+    {
+      name: 'timechart 1h',
+      query: 'timechart(span=1h)',
+      sql: `SELECT toStartOfHour(timestamp) AS time_bucket, count() AS _count FROM ${table} WHERE ${W} GROUP BY time_bucket ORDER BY time_bucket LIMIT ${ROW_CAP}`,
+      events: false,
+      latencyTarget: false,
+    },
+    {
+      name: 'count',
+      query: 'count()',
+      sql: `SELECT count() AS _count FROM ${table} WHERE ${W}`,
+      events: false,
+      latencyTarget: false,
+    },
+    {
+      name: 'top 10 by count',
+      query: 'groupBy(user) | sort(_count, order=desc) | limit(10)',
+      sql: `SELECT fields.user.:String AS user, count() AS _count FROM ${table} WHERE ${W} GROUP BY user ORDER BY _count DESC LIMIT 10`,
+      events: false,
+      latencyTarget: true,
+    },
+    {
+      name: 'filter+groupBy+sort',
+      query: 'status>=500 | groupBy(host) | sort(_count, order=desc) | limit(20)',
+      sql: `SELECT fields.host.:String AS host, count() AS _count FROM ${table} WHERE ${W} AND fields.status.:Int64 >= 500 GROUP BY host ORDER BY _count DESC LIMIT 20`,
+      events: false,
+      latencyTarget: true,
+    },
+  ];
+}
+
+// ---- running -----------------------------------------------------------------------------------
+interface Loaded {
+  fractalId: string;
+  logs: number;
+  /** Query range (ms since epoch): the whole 7 days holding the data. */
+  startMs: number;
+  endMs: number;
+  password: string;
+  loadSeconds?: number;
+  optimizeSeconds?: number;
+}
+
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+
+interface Outcome {
+  ms: number;
+  rows: number;
+  /** log_ids (events) or total of _count (aggregations), to check both sides agree. */
+  check: string;
+  execMs?: number;
+  sql?: string;
+  error?: string;
+}
+
+async function main() {
+  const reuse = args.reuse ? path.resolve(args.reuse) : undefined;
+  const dataDir = reuse ?? freshDataDir('bench-query');
+  const stateFile = path.join(dataDir, 'bench-query.json');
+  if (reuse && !existsSync(stateFile)) throw new Error(`${reuse} holds no bench-query.json: not a directory kept by --keep`);
+
+  console.log(`Starting the appliance in this process on ${dataDir}...`);
+  const appliance = await startInProcessAppliance(dataDir, { SVC_QUERY_TIMEOUT_S: '600' });
+  const base = appliance.url;
+  const ch = appliance.context.ch;
+  const table = ch.table('logs');
+  try {
+    let state: Loaded;
+    if (reuse) {
+      state = JSON.parse(readFileSync(stateFile, 'utf8')) as Loaded;
+      console.log(`Reusing ${fmt(state.logs)} logs in fractal ${state.fractalId}`);
+    } else {
+      const password = readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
+      const cookie = await signIn(base, 'admin', password);
+      const r = await fetch(`${base}/api/v1/fractals`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench', description: 'query benchmark data' }),
+      });
+      if (r.status !== 201) throw new Error(`creating the fractal answered ${r.status}: ${await r.text()}`);
+      const fractalId = ((await r.json()) as { data: { id: string } }).data.id;
+      const logs = Number(args.logs);
+      const endMs = Math.floor(Date.now() / 1000) * 1000;
+      const startMs = endMs - 7 * DAY_MS;
+      state = { fractalId, logs, startMs, endMs, password };
+      await load(ch.client, table, state);
+      writeFileSync(stateFile, JSON.stringify(state, null, 2));
+    }
+
+    const cookie = await signIn(base, 'admin', state.password);
+    const stats = await ch.client.query({
+      query: `SELECT count() AS n, round(avg(length(raw))) AS avg_raw, count(DISTINCT _part) AS parts FROM ${table} WHERE fractal_id = {fid:UUID}`,
+      query_params: { fid: state.fractalId },
+      format: 'JSONEachRow',
+    });
+    const s = ((await stats.json()) as Array<{ n: string; avg_raw: number; parts: string }>)[0]!;
+    console.log(`Data: ${fmt(Number(s.n))} logs, average raw ${s.avg_raw} bytes, ${s.parts} active part(s)`);
+
+    const params = {
+      fid: state.fractalId,
+      start: chTime(state.startMs),
+      end: chTime(state.endMs),
+      token: RARE_HASH.toLowerCase(),
+      user: PROBE_USER,
+    };
+    const body = (query: string) =>
+      JSON.stringify({ query, fractal_id: state.fractalId, start: new Date(state.startMs).toISOString(), end: new Date(state.endMs).toISOString() });
+
+    const viaService = async (b: Bench): Promise<Outcome> => {
+      const t0 = performance.now();
+      const r = await fetch(`${base}/api/v1/query`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: body(b.query) });
+      const j = (await r.json()) as { success?: boolean; count?: number; results?: Array<Record<string, unknown>>; sql?: string; execution_ms?: number; error?: string };
+      const ms = performance.now() - t0;
+      if (!r.ok || !j.success) return { ms, rows: -1, check: '', error: `HTTP ${r.status}: ${j.error ?? JSON.stringify(j).slice(0, 200)}` };
+      const rows = j.results ?? [];
+      return { ms, rows: j.count ?? rows.length, check: checkOf(b, rows), execMs: j.execution_ms, sql: j.sql };
+    };
+    const viaSql = async (b: Bench): Promise<Outcome> => {
+      const t0 = performance.now();
+      const rs = await ch.client.query({ query: b.sql, query_params: params, format: 'JSONEachRow' });
+      const rows = (await rs.json()) as Array<Record<string, unknown>>;
+      return { ms: performance.now() - t0, rows: rows.length, check: checkOf(b, rows) };
+    };
+
+    let list = benches(table);
+    if (args.only) list = list.filter((b) => b.name.includes(args.only!));
+    const results: Array<{ b: Bench; svc: Outcome[]; sql: Outcome[] }> = [];
+    console.log(`Timing ${list.length} queries: 1 warm-up + ${RUNS} runs each, service and SQL alternating...`);
+    for (const b of list) {
+      const svc: Outcome[] = [];
+      const sql: Outcome[] = [];
+      let failed: string | undefined;
+      for (let i = 0; i <= RUNS; i++) {
+        const so = failed ? undefined : await viaService(b);
+        if (so?.error) failed = so.error;
+        const qo = await viaSql(b);
+        if (i === 0) continue; // warm-up
+        if (so && !so.error) svc.push(so);
+        sql.push(qo);
+      }
+      results.push({ b, svc, sql });
+      const sm = svc.length ? `${median(svc.map((o) => o.ms)).toFixed(0)} ms` : `error (${failed})`;
+      console.log(`  ${b.name.padEnd(20)} service ${sm}, SQL ${median(sql.map((o) => o.ms)).toFixed(0)} ms`);
+    }
+
+    // ---- the table -------------------------------------------------------------------------------
+    console.log('');
+    console.log(`${fmt(state.logs)} logs over 7 days, ${RUNS} runs each after one warm-up; medians. Service = POST /api/v1/query round trip`);
+    console.log(`(exec = its execution_ms); SQL = hand-written SQL on the appliance's own @clickhouse/client (embedded chDB).`);
+    console.log(`Targets: ratio <= 1.5 for every query; median < 300 ms for the filter and groupBy queries (marked *).`);
+    console.log('');
+    const head = ['query', 'service ms', 'exec ms', 'SQL ms', 'ratio', 'svc rows', 'SQL rows', 'targets'];
+    const lines: string[][] = [];
+    const warnings: string[] = [];
+    for (const { b, svc, sql } of results) {
+      const sqlMs = median(sql.map((o) => o.ms));
+      if (!svc.length) {
+        lines.push([b.name + (b.latencyTarget ? ' *' : ''), 'error', '', sqlMs.toFixed(0), '', '', String(sql[0]!.rows), '']);
+        continue;
+      }
+      const svcMs = median(svc.map((o) => o.ms));
+      const ratio = svcMs / sqlMs;
+      const marks = [ratio <= 1.5 ? 'ratio ok' : 'RATIO > 1.5'];
+      if (b.latencyTarget) marks.push(svcMs < 300 ? '<300 ok' : 'OVER 300 ms');
+      lines.push([
+        b.name + (b.latencyTarget ? ' *' : ''),
+        svcMs.toFixed(0),
+        median(svc.map((o) => o.execMs ?? NaN)).toFixed(0),
+        sqlMs.toFixed(0),
+        ratio.toFixed(2),
+        fmt(svc[0]!.rows),
+        fmt(sql[0]!.rows),
+        marks.join(', '),
+      ]);
+      if (svc[0]!.rows !== sql[0]!.rows) warnings.push(`WARNING ${b.name}: service returned ${svc[0]!.rows} rows, SQL ${sql[0]!.rows}`);
+      else if (svc[0]!.check !== sql[0]!.check) {
+        warnings.push(`WARNING ${b.name}: same row count but different ${b.events ? 'events (log_id sets)' : `totals of _count (${svc[0]!.check} vs ${sql[0]!.check})`}`);
+      }
+    }
+    const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+    const row = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    console.log(row(head));
+    console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const l of lines) console.log(row(l));
+    for (const w of warnings) console.log(w);
+    if (state.loadSeconds !== undefined) {
+      console.log(`\nLoading took ${state.loadSeconds.toFixed(1)} s (${fmt(state.logs / state.loadSeconds)} logs/s), merging ${state.optimizeSeconds?.toFixed(1) ?? '-'} s.`);
+    }
+    if (args['show-sql']) {
+      for (const { b, svc } of results) {
+        console.log(`\n-- ${b.name}: ${b.query}\n-- service SQL:\n${svc[0]?.sql ?? '(no answer)'}\n-- hand SQL:\n${b.sql}`);
+      }
+    }
+  } finally {
+    await appliance.stop();
+    if (args.keep || reuse) console.log(`Data kept in ${dataDir} (rerun with --reuse ${dataDir})`);
+    else rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** What both sides must agree on beyond the row count. */
+function checkOf(b: Bench, rows: Array<Record<string, unknown>>): string {
+  if (b.events) return rows.map((r) => String(r.log_id)).sort().join(',');
+  return String(rows.reduce((n, r) => n + Number(r._count ?? 0), 0));
+}
+
+async function load(client: import('@clickhouse/client').ClickHouseClient, table: string, st: Loaded): Promise<void> {
+  const N = st.logs;
+  const spanNs = BigInt(st.endMs - st.startMs - 60_000) * 1_000_000n; // a minute's margin at the end
+  const step = spanNs / BigInt(N);
+  const rareEvery = Math.max(1, Math.floor(N / 10));
+  const sql = generatorSql(table);
+  console.log(`Loading ${fmt(N)} logs in chunks of ${fmt(CHUNK)} (INSERT … SELECT FROM numbers inside the engine)...`);
+  const t0 = performance.now();
+  for (let first = 0; first < N; first += CHUNK) {
+    const count = Math.min(CHUNK, N - first);
+    const c0 = performance.now();
+    await client.command({
+      query: sql,
+      query_params: {
+        ...ARRAYS,
+        fid: st.fractalId,
+        t0: (BigInt(st.startMs) * 1_000_000n).toString(),
+        step: step.toString(),
+        rare_every: rareEvery,
+        rare_offset: Math.floor(rareEvery / 3),
+        rare_hash: RARE_HASH,
+        first,
+        count,
+      },
+    });
+    console.log(`  ${fmt(first + count)} / ${fmt(N)}  (${secs(c0)} s for this chunk, ${secs(t0)} s in all)`);
+  }
+  st.loadSeconds = (performance.now() - t0) / 1000;
+  if (!args['no-optimize']) {
+    console.log('Merging parts (OPTIMIZE TABLE … FINAL), as days of ingest would have...');
+    const o0 = performance.now();
+    await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    st.optimizeSeconds = (performance.now() - o0) / 1000;
+    console.log(`  done in ${secs(o0)} s`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
