@@ -116,6 +116,33 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   await tokenRow.getByRole('button', { name: 'Show token fw-kv' }).click();
   assert.ok((await tokenRow.innerText()).includes(token), 'the real token, on request');
 
+  // Edit it: a value map after the rename; then off and on again with the switch.
+  await tokenRow.getByRole('button', { name: 'Edit token fw-kv' }).click();
+  const edit = page.getByRole('form', { name: 'Edit token fw-kv' });
+  assert.equal(await edit.getByLabel('Rule 1: from field').inputValue(), 'src', 'the form shows the saved rule');
+  await edit.getByRole('button', { name: 'Add rule' }).click();
+  await edit.getByLabel('Kind of rule 2').selectOption({ label: 'Map values' });
+  await edit.getByLabel('Rule 2: field').fill('level');
+  await edit.getByLabel('Rule 2: value=replacement, one per line').fill('warn');
+  await edit.getByRole('button', { name: 'Save token' }).click();
+  assert.match(await edit.getByRole('alert').first().innerText(), /Rule 2: Line 1 needs the form value=replacement/);
+  await edit.getByLabel('Rule 2: value=replacement, one per line').fill('warn=warning\nerr=error');
+  await shot(page, 'admin-token-form.png');
+  await edit.getByRole('button', { name: 'Save token' }).click();
+  await edit.waitFor({ state: 'detached' });
+  assert.deepEqual(JSON.parse(a.context.ingestTokens.get(fractal.id, stored.id)!.normalizers)[1], {
+    type: 'value_map',
+    field: 'level',
+    values: { warn: 'warning', err: 'error' },
+  });
+  const enabled = tokenRow.getByRole('switch', { name: 'Token fw-kv enabled' });
+  await enabled.click();
+  await page.waitForFunction(() => document.querySelector('[aria-label="Token fw-kv enabled"]')?.getAttribute('aria-checked') === 'false');
+  assert.equal(a.context.ingestTokens.get(fractal.id, stored.id)!.enabled, 0);
+  await enabled.click();
+  await page.waitForFunction(() => document.querySelector('[aria-label="Token fw-kv enabled"]')?.getAttribute('aria-checked') === 'true');
+  assert.equal(a.context.ingestTokens.get(fractal.id, stored.id)!.enabled, 1);
+
   // The curl snippet of the new token: the real token and this appliance's address.
   await region(page, 'Connect a shipper with token fw-kv').waitFor();
   const curl = await page.getByTestId('snippet-curl').innerText();
