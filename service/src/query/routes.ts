@@ -131,6 +131,7 @@ export async function queryRoutes(app: App, ctx: Context) {
       ctx.metrics.queryRows.inc({ endpoint: 'query' }, Number(body.count));
       return body;
     } catch (err) {
+      controller.abort(); // stops the histogram's query too
       const f = failure(err, ctx, 'query');
       return reply.code(f.status).send(f.body);
     }

@@ -168,13 +168,11 @@ export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date,
   const from = Math.floor(start.getTime() / 1000 / bucket) * bucket;
   const to = Math.ceil(end.getTime() / 1000 / bucket) * bucket;
   const sql = q.pipeline.eventCountSql(bucket);
-  const rs = await ch.client.query({
-    query: executableSql(sql, opts.timeoutS),
-    query_params: q.pipeline.params.values,
-    format: 'JSONEachRow',
-    abort_signal: opts.signal,
-  });
-  const rows = (await rs.json()) as Array<{ b: number | string; n: number | string }>;
+  // Streamed like the rows, so a client that leaves or a time-out stops it inside the engine too.
+  const rows: Array<{ b: unknown; n: unknown }> = [];
+  for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), q.pipeline.params.values, { signal: opts.signal })) {
+    for (const [b, n] of chunk) rows.push({ b, n });
+  }
   const counts = new Map(rows.map((r) => [Number(r.b), Number(r.n)]));
   const buckets: Histogram['buckets'] = [];
   for (let t = from; t < to; t += bucket) buckets.push({ time: new Date(t * 1000).toISOString(), count: counts.get(t) ?? 0 });

@@ -2,7 +2,9 @@
 // interface: the embedded engine (chDB, in-process, data under SVC_DATA_DIR/clickhouse) or a
 // remote server over HTTP (SVC_CLICKHOUSE_URL). Every other module receives an `Analytics`.
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 
@@ -18,6 +20,11 @@ export interface Analytics {
    * remote: the HTTP request is closed and the server cancels the query).
    */
   streamRows(sql: string, params: Record<string, unknown>, opts: { signal?: AbortSignal }): AsyncIterable<unknown[][]>;
+  /**
+   * Inserts rows already written in `format` as one statement (one part). Embedded, the Buffer is
+   * handed to the engine without a copy or a detour through a JS string; remote, it is the body.
+   */
+  insertFormatted(table: string, format: 'JSONEachRow', data: Buffer): Promise<void>;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -28,6 +35,7 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
   let client: ClickHouseClient;
   let streamRows: Analytics['streamRows'];
   let streamSessions: Array<{ close(): void }> = [];
+  let rawInsert: ((p: { table: string; values: Buffer; format: 'JSONEachRow' }) => Promise<unknown>) | null = null;
   if (config.clickhouse) {
     client = createClient({
       url: config.clickhouse.url,
@@ -56,6 +64,7 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     const dir = path.join(config.dataDir, 'clickhouse');
     mkdirSync(dir, { recursive: true });
     const connection = createChdbConnection({ path: dir });
+    rawInsert = (p) => connection.chdb.rawInsert(p);
     client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
     // A chDB session streams one query at a time; sessions on the same directory coexist, so
     // streams get a small pool of their own sessions (opened on first use, closed with the engine).
@@ -66,18 +75,35 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     streamRows = async function* (sql, params, { signal }) {
       const session = idle.pop() ?? new chdb.Session(dir);
       if (!all.includes(session)) all.push(session);
+      // A chDB stream only notices cancellation between chunks, so a long computation would run
+      // on after the caller left: tag the statement and KILL it in the engine on abort.
+      const tag = `svc-stream:${randomUUID()}`;
+      let finished = false;
+      const kill = () => {
+        if (finished) return;
+        client
+          .command({ query: `KILL QUERY WHERE position(query, {tag:String}) > 0 AND position(query, 'KILL QUERY') = 0 ASYNC`, query_params: { tag } })
+          .catch(() => undefined);
+      };
+      signal?.addEventListener('abort', kill, { once: true });
       try {
         if (signal?.aborted) return;
-        const stream = session.queryStreamBind(sql, params, { format: 'JSONCompactEachRow', signal });
+        // The engine records the statement re-formatted (comments dropped), settings kept: the tag
+        // rides in log_comment. Our statements end with at most one SETTINGS clause.
+        const tagged = / SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, log_comment = '${tag}'` : `${sql} SETTINGS log_comment = '${tag}'`;
+        const stream = session.queryStreamBind(tagged, params, { format: 'JSONCompactEachRow' });
         try {
           for await (const chunk of stream) {
             if (signal?.aborted) break;
             yield chunk.rows<unknown[]>();
           }
+          finished = !signal?.aborted;
         } finally {
           if (!stream.closed) stream.cancel();
         }
       } finally {
+        signal?.removeEventListener('abort', kill);
+        if (!finished) kill();
         idle.push(session);
       }
     };
@@ -89,6 +115,14 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     transport: config.clickhouse ? 'remote' : 'embedded',
     database,
     table: (name) => `${database}.${name}`,
+    async insertFormatted(table, format, data) {
+      if (rawInsert) {
+        await rawInsert({ table, values: data, format });
+        return;
+      }
+      const res = await client.exec({ query: `INSERT INTO ${table} FORMAT ${format}`, values: Readable.from([data]) });
+      res.stream.resume();
+    },
     streamRows,
     async ping() {
       try {
