@@ -2,11 +2,16 @@
 // GET /api/v1/query/reference all read this one list, so the reference cannot drift.
 import type { CommandDefinition } from './command.ts';
 import avg from './avg.ts';
+import barchart from './barchart.ts';
 import cidr from './cidr.ts';
 import count from './count.ts';
 import dedup from './dedup.ts';
+import graphWorld from './graph-world.ts';
+import graph from './graph.ts';
 import groupBy from './group-by.ts';
 import head from './head.ts';
+import heatmap from './heatmap.ts';
+import histogram from './histogram.ts';
 import inCommand from './in.ts';
 import iqr from './iqr.ts';
 import kurtosis from './kurtosis.ts';
@@ -14,10 +19,13 @@ import limit from './limit.ts';
 import mad from './mad.ts';
 import max from './max.ts';
 import median from './median.ts';
+import mesh from './mesh.ts';
 import min from './min.ts';
 import multi from './multi.ts';
 import percentile from './percentile.ts';
+import piechart from './piechart.ts';
 import regex from './regex.ts';
+import singleval from './singleval.ts';
 import skewness from './skewness.ts';
 import sort from './sort.ts';
 import stddev from './stddev.ts';
@@ -32,6 +40,7 @@ export const COMMANDS: CommandDefinition[] = [
   regex,
   table, sort, limit, head, tail, dedup,
   timechart,
+  piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
 ];
 
 const byName = new Map<string, CommandDefinition>();
