@@ -18,6 +18,8 @@ export interface AggregateSpec {
   percent?: boolean;
   limit?: number;
   span?: Span;
+  /** SQL condition: aggregate only the rows where it holds (a `case` branch's rows). */
+  where?: string;
 }
 
 /** Reads `count(field=id, distinct=true, as=u)` (a nested call argument) into a spec. */
@@ -53,6 +55,8 @@ export const isSubFunction = (fn: string): boolean => SUB_FUNCTIONS.has(fn.toLow
 /**
  * Columns for one aggregate over `stage`'s input rows. `naming` decides output names:
  * `command` (standalone or after groupBy), `chained` (over aggregated rows), `sub` (multi/function=).
+ * `spec.where` (SQL) restricts every aggregate to the rows where it holds (`case` branches), with
+ * ClickHouse's `-If` combinator, so several conditional aggregates still take one pass.
  */
 export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec, naming: Naming): Column[] {
   const fn = spec.fn.toLowerCase();
@@ -67,25 +71,32 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
   const sub = naming === 'sub';
   const chained = naming === 'chained';
   const isTime = (name: string) => col(name).type === 'time';
-  const quantile = (q: number, x: string) => `quantileExactInclusive(${q})(${x})`;
+  const where = spec.where;
+  /** `fn[If][OrNull][(params)](args[, where])`: the aggregate, conditional when `where` is set. */
+  const agg = (name: string, args: string[], opts: { params?: string; orNull?: boolean } = {}): string =>
+    `${name}${where ? 'If' : ''}${opts.orNull ? 'OrNull' : ''}${opts.params !== undefined ? `(${opts.params})` : ''}(${[...args, ...(where ? [where] : [])].join(', ')})`;
+  /** A `-If` aggregate's own condition, ANDed with `where`. */
+  const when = (cond: string): string => (where ? `(${cond}) AND (${where})` : cond);
+  const rows = where ? `countIf(${where})` : 'count()';
+  const quantile = (q: number, x: string) => agg('quantileExactInclusive', [x], { params: String(q) });
   switch (fn) {
     case 'count': {
-      if (!f) return [{ name: named('_count'), sql: 'count()', type: 'number' }];
+      if (!f) return [{ name: named('_count'), sql: rows, type: 'number' }];
       const text = asText(col(f));
       if (spec.distinct) {
-        return [{ name: named(sub ? `unique_${f}` : '_count'), sql: `uniqExactIf(${text}, ${text} != '')`, type: 'number' }];
+        return [{ name: named(sub ? `unique_${f}` : '_count'), sql: `uniqExactIf(${text}, ${when(`${text} != ''`)})`, type: 'number' }];
       }
-      return [{ name: named(sub ? 'total' : '_count'), sql: `countIf(${text} != '')`, type: 'number' }];
+      return [{ name: named(sub ? 'total' : '_count'), sql: `countIf(${when(`${text} != ''`)})`, type: 'number' }];
     }
     case 'sum':
-      return [{ name: named('_sum'), sql: `sum(${num(need())})`, type: 'number' }];
+      return [{ name: named('_sum'), sql: agg('sum', [num(need())]), type: 'number' }];
     case 'avg':
-      return [{ name: named('_avg'), sql: `avgOrNull(${num(need())})`, type: 'number' }];
+      return [{ name: named('_avg'), sql: agg('avg', [num(need())], { orNull: true }), type: 'number' }];
     case 'min':
     case 'max': {
       const field = need();
-      if (isTime(field)) return [{ name: named(`${fn}_timestamp`), sql: timeText(`${fn}(${col(field).sql})`), type: 'text' }];
-      return [{ name: named(`_${fn}`), sql: `${fn}OrNull(${num(field)})`, type: 'number' }];
+      if (isTime(field)) return [{ name: named(`${fn}_timestamp`), sql: timeText(agg(fn, [col(field).sql], { orNull: !!where })), type: 'text' }];
+      return [{ name: named(`_${fn}`), sql: agg(fn, [num(field)], { orNull: true }), type: 'number' }];
     }
     case 'median': {
       const field = need();
@@ -94,21 +105,22 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
     case 'percentile': {
       const field = need();
       const name = named(chained ? '_percentile' : `percentile_${field}`);
-      return [{ name, sql: `quantilesExactInclusive(0.5, 0.75, 0.99)(${num(field)})`, type: 'list' }];
+      return [{ name, sql: agg('quantilesExactInclusive', [num(field)], { params: '0.5, 0.75, 0.99' }), type: 'list' }];
     }
     case 'stddev': {
       const field = need();
-      return [{ name: named(chained ? '_stddev' : `stddev_${field}`), sql: `stddevPopOrNull(${num(field)})`, type: 'number' }];
+      return [{ name: named(chained ? '_stddev' : `stddev_${field}`), sql: agg('stddevPop', [num(field)], { orNull: true }), type: 'number' }];
     }
     case 'skewness':
     case 'skew': {
       const field = need();
-      return [{ name: named(sub ? `skewness_${field}` : '_skewness'), sql: `skewPopOrNull(${num(field)})`, type: 'number' }];
+      return [{ name: named(sub ? `skewness_${field}` : '_skewness'), sql: agg('skewPop', [num(field)], { orNull: true }), type: 'number' }];
     }
     case 'kurtosis':
     case 'kurt': {
       const field = need();
-      return [{ name: named(sub ? `kurtosis_${field}` : '_kurtosis'), sql: `kurtPopOrNull(${num(field)}) - 3`, type: 'number' }];
+      // ClickHouse's kurtPop is m4/m2²; the spec asks for excess kurtosis.
+      return [{ name: named(sub ? `kurtosis_${field}` : '_kurtosis'), sql: `${agg('kurtPop', [num(field)], { orNull: true })} - 3`, type: 'number' }];
     }
     case 'iqr': {
       const field = need();
@@ -123,7 +135,7 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
     case 'mad': {
       const field = need();
       const x = num(field);
-      const values = `arrayFilter(v -> isNotNull(v), groupArray(${x}))`;
+      const values = `arrayFilter(v -> isNotNull(v), ${agg('groupArray', [x])})`;
       const med = quantile(0.5, x);
       const mad = `arrayReduce('quantileExactInclusive(0.5)', arrayMap(v -> abs(v - ${med}), ${values}))`;
       if (sub) return [{ name: named(`mad_${field}`), sql: mad, type: 'number' }];
@@ -137,25 +149,30 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
       const field = need();
       const which = fn === 'selectfirst' ? 'first' : 'last';
       const time = col('timestamp');
-      if (isTime(field)) return [{ name: named(`${which}_timestamp`), sql: timeText(`${which === 'first' ? 'min' : 'max'}(${time.sql})`), type: 'text' }];
+      if (isTime(field)) {
+        return [{ name: named(`${which}_timestamp`), sql: timeText(agg(which === 'first' ? 'min' : 'max', [time.sql], { orNull: !!where })), type: 'text' }];
+      }
       const pick = which === 'first' ? 'argMin' : 'argMax';
-      return [{ name: named(`${which}_${field}`), sql: `${pick}(${asText(col(field))}, ${time.sql})`, type: 'text' }];
+      return [{ name: named(`${which}_${field}`), sql: agg(pick, [asText(col(field)), time.sql]), type: 'text' }];
     }
     case 'collect': {
       if (!sub) throw new QueryCompileError('collect() is only available inside multi()', spec.span);
       const field = need();
-      return [{ name: named(`collect_${field}`), sql: `groupArrayIf(${asText(col(field))}, ${asText(col(field))} != '')`, type: 'list' }];
+      const text = asText(col(field));
+      return [{ name: named(`collect_${field}`), sql: `groupArrayIf(${text}, ${when(`${text} != ''`)})`, type: 'list' }];
     }
     case 'top': {
       const field = need();
       const n = spec.limit ?? 10;
       const text = asText(col(field));
       const name = named(`top_${field}`);
+      // Absent (empty) values are not values: they are left out of the list, but still rows.
+      const present = when(`${text} != ''`);
       if (spec.percent) {
-        const sql = `arrayMap(t -> (t.1, round(100 * t.2 / count(), 2)), topK(${n}, 3, 'counts')(${text}))`;
+        const sql = `arrayMap(t -> (t.1, round(100 * t.2 / ${rows}, 2)), topKIf(${n}, 3, 'counts')(${text}, ${present}))`;
         return [{ name, sql, type: 'list' }];
       }
-      return [{ name, sql: `topK(${n})(${text})`, type: 'list' }];
+      return [{ name, sql: `topKIf(${n})(${text}, ${present})`, type: 'list' }];
     }
     default:
       throw new QueryCompileError(`unknown aggregation function: "${fn}" (did you mean multi([...])?)`, spec.span);

@@ -1,15 +1,19 @@
 // Every query command, by name and alias (case-insensitive). The planner, the validator and
 // GET /api/v1/query/reference all read this one list, so the reference cannot drift.
 import type { CommandDefinition } from './command.ts';
+import analyzeFields from './analyze-fields.ts';
 import avg from './avg.ts';
 import barchart from './barchart.ts';
+import bucket from './bucket.ts';
 import cidr from './cidr.ts';
 import count from './count.ts';
 import dedup from './dedup.ts';
+import frequency from './frequency.ts';
 import graphWorld from './graph-world.ts';
 import graph from './graph.ts';
 import groupBy from './group-by.ts';
 import head from './head.ts';
+import headTail from './head-tail.ts';
 import heatmap from './heatmap.ts';
 import histogram from './histogram.ts';
 import inCommand from './in.ts';
@@ -25,6 +29,8 @@ import multi from './multi.ts';
 import percentile from './percentile.ts';
 import piechart from './piechart.ts';
 import regex from './regex.ts';
+import selectFirst from './select-first.ts';
+import selectLast from './select-last.ts';
 import singleval from './singleval.ts';
 import skewness from './skewness.ts';
 import sort from './sort.ts';
@@ -33,10 +39,12 @@ import sum from './sum.ts';
 import table from './table.ts';
 import tail from './tail.ts';
 import timechart from './timechart.ts';
+import top from './top.ts';
 
 export const COMMANDS: CommandDefinition[] = [
   inCommand, cidr,
   count, sum, avg, min, max, median, percentile, stddev, skewness, kurtosis, iqr, mad, multi, groupBy,
+  selectFirst, selectLast, top, frequency, headTail, bucket, analyzeFields,
   regex,
   table, sort, limit, head, tail, dedup,
   timechart,

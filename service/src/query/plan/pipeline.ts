@@ -56,6 +56,16 @@ export class Stage {
   dedup?: string[];
   /** `table()`: the listed columns, in order. */
   projection?: string[];
+  /** The order a command gives its rows when no `sort()` is written in the stage (`frequency`: by `_count` desc). */
+  defaultSort?: SortKey[];
+  /**
+   * The stage's outputs include window functions (`frequency`'s running percentage): conditions
+   * on its rows go to `qualify` (SQL QUALIFY), evaluated after the window columns exist (§1.9.5).
+   */
+  windowed = false;
+  readonly qualify: string[] = [];
+  /** Set by `case { … }` with field assignments: the fields a following `count()` groups by (§3.2). */
+  caseKeys?: string[];
   /** Extra SQL after GROUP BY, e.g. WITH FILL; rarely needed. */
   constructor(
     readonly index: number,
@@ -93,6 +103,11 @@ export class Pipeline {
   hasOwnLimit = false;
   /** Columns that are computed by `:=` arithmetic (listed last in field_order on events). */
   notes: string[] = [];
+  /**
+   * Set while `case { … }` plans a branch's per-row transforms: rewrites each computed column
+   * (e.g. to `if(<branch taken>, expr, <previous value>)`) before it is stored.
+   */
+  wrapComputed?: (stage: Stage, col: Column) => Pick<Column, 'sql' | 'type'>;
 
   constructor(readonly options: PipelineOptions) {
     this.params = options.params;
@@ -150,6 +165,7 @@ export class Pipeline {
 
   addComputed(name: string, sql: string, type: ColumnType, opts: { arithmetic?: boolean; stage?: Stage } = {}): void {
     const stage = opts.stage ?? this.rowStage();
+    if (this.wrapComputed) ({ sql, type } = this.wrapComputed(stage, { name, sql, type }));
     stage.computed.set(name, { name, sql, type });
     const i = stage.computedOrder.findIndex((c) => c.name === name);
     if (i !== -1) stage.computedOrder.splice(i, 1);
@@ -171,7 +187,9 @@ export class Pipeline {
       return;
     }
     const stage = this.current;
-    if (stage.agg) {
+    if (stage.windowed) {
+      stage.qualify.push(conditionSql(cond, this.outputScope(stage)));
+    } else if (stage.agg) {
       stage.post.push(conditionSql(cond, this.outputScope(stage)));
     } else {
       stage.where.push(conditionSql(cond, this.scopeFor(stage, false)));
@@ -231,6 +249,11 @@ export class Pipeline {
     if (existing !== -1) stage.agg.values.splice(existing, 1);
     stage.agg.values.push(col);
     this.derived.add(col.name);
+  }
+
+  /** Marks a name as existing only after events (a group key a command names itself, e.g. `value`). */
+  markDerived(name: string): void {
+    this.derived.add(name);
   }
 
   /** `groupBy(keys)`: a new stage when the current one already aggregated. */
@@ -321,6 +344,7 @@ export class Pipeline {
       sql += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
     }
     if (stage.post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${stage.post.map((w) => `(${w})`).join(' AND ')}`;
+    if (stage.qualify.length) sql += ` QUALIFY ${stage.qualify.map((w) => `(${w})`).join(' AND ')}`;
     const order = this.orderSql(stage, outs);
     if (order) sql += ` ORDER BY ${order}`;
     if (stage.dedup?.length) {
@@ -351,7 +375,8 @@ export class Pipeline {
       else keys = stage.sort.flatMap((s) => keyFor(s.name, s.desc));
     } else {
       const flip = stage.edge?.which === 'tail';
-      keys = stage.sort.flatMap((s) => keyFor(s.name, flip ? !s.desc : s.desc));
+      const sort = stage.sort.length ? stage.sort : (stage.defaultSort ?? []);
+      keys = sort.flatMap((s) => keyFor(s.name, flip ? !s.desc : s.desc));
     }
     return keys.join(', ');
   }
