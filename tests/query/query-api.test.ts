@@ -137,7 +137,8 @@ describe('validate and reference', () => {
     assert.deepEqual(emoji.error_pos, { start: 10, end: 11 });
     const unknown = (await validate('* | grupBy(user)')).body;
     assert.equal(unknown.error_type, 'translate');
-    assert.match(unknown.error, /unsupported command: grupby/);
+    assert.equal(unknown.error, 'Query error: unsupported command: grupby — did you mean groupBy?');
+    assert.equal((await validate('* | foo(x)')).body.error, 'Query error: unsupported command: foo');
   });
 
   test('variables are substituted before validation and execution', async () => {

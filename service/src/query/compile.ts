@@ -1,7 +1,7 @@
 // Query text → one ClickHouse statement plus everything the response reports about it
 // (field_order, is_aggregated, chart_type …). Parse errors and compile errors are thrown as
 // QueryParseError / QueryCompileError; nothing here touches the engine.
-import { findCommand } from './commands/registry.ts';
+import { COMMANDS, findCommand } from './commands/registry.ts';
 import { asText } from './plan/columns.ts';
 import { assignmentColumn } from './plan/expressions.ts';
 import { QueryCompileError } from './plan/errors.ts';
@@ -138,7 +138,7 @@ function planStage(stage: AstStage, p: Pipeline): void {
     }
     case 'command': {
       const def = findCommand(stage.call.name);
-      if (!def) throw new QueryCompileError(`unsupported command: ${stage.call.name.toLowerCase()}`);
+      if (!def) throw new QueryCompileError(unsupportedCommand(stage.call.name));
       if (def.condition && !def.apply) {
         p.addFilter({ kind: 'call', call: stage.call, span: stage.span } satisfies Condition);
         return;
@@ -148,6 +148,30 @@ function planStage(stage: AstStage, p: Pipeline): void {
       return;
     }
   }
+}
+
+/** §5's message, plus the closest known command when one is near enough to be a typo. */
+function unsupportedCommand(name: string): string {
+  const lower = name.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const c of COMMANDS) {
+    for (const n of [c.name, ...(c.aliases ?? [])]) {
+      const d = editDistance(lower, n.toLowerCase());
+      if (!best || d < best.d) best = { name: n, d };
+    }
+  }
+  const near = best && best.d <= Math.max(1, Math.floor(lower.length / 3));
+  return `unsupported command: ${lower}${near ? ` — did you mean ${best!.name}?` : ''}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 /** Display order (query-language.md §5 `field_order`). */

@@ -32,7 +32,11 @@ export default defineCommand({
     const groupKeys = prior ? prior.agg!.keys.map((k) => k.name) : [];
     if (prior) prior.agg = null;
     const stage = p.current;
-    const bucket: Column = { name: 'time_bucket', sql: bucketText(p.resolveIn(stage, 'timestamp').sql, span), type: 'text' };
+    const time = p.resolveIn(stage, 'timestamp');
+    if (time.type !== 'time') {
+      throw new QueryCompileError('timechart() needs event times: place it before other aggregations (groupBy(x) | timechart() is fine)', call.span);
+    }
+    const bucket: Column = { name: 'time_bucket', sql: bucketText(time.sql, span), type: 'text' };
     const subArgs = fnArg?.kind === 'call' ? fnArg.args : [];
     let keys = groupKeys;
     const values: Column[] = [];

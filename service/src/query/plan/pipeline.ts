@@ -2,7 +2,8 @@
 // Stage 0 reads events; an aggregation collapses a stage's rows; a second aggregation, a
 // projection or a per-row transform after an aggregation starts the next stage, which reads only
 // the previous stage's output columns. Commands (one file each under ../commands) drive it
-// through the methods below; `toSql` turns it into one statement of nested subqueries.
+// through the methods below; `toSql` turns it into one statement of nested subqueries. A stage
+// may also carry window functions (`addWindow`): columns read from statistics over all its rows.
 import type { Condition, Span } from '../syntax/ast.ts';
 import {
   absentColumn,
@@ -41,6 +42,39 @@ export interface OutputColumn {
 
 export type ChartConfig = Record<string, unknown>;
 
+/**
+ * Window functions over a whole stage (query-language.md §3.9, §1.9 rule 5), e.g. madOutlier's
+ * median and MAD. Each row's window columns depend on statistics over all rows of the stage, so
+ * the statistics are one scalar subquery over those rows, as the stage has them before any
+ * condition on a window column (and before its order and limits):
+ *   WITH (SELECT tuple(<statistics>) FROM (<the stage's rows, selecting `inputs`>)) AS <alias>
+ *   SELECT …, <window columns reading tupleElement(<alias>, n)> FROM … WHERE/HAVING …
+ * The window columns are then ordinary columns of the stage: computed columns on rows that are
+ * not aggregated (so later per-row commands, filters and aggregations of the stage read them),
+ * aggregate outputs on aggregated rows (`overGroups`: the statistics are over the groups).
+ * Conditions written after the window that name a column of the stage (`_is_outlier = 1`) go to
+ * `windowWhere`: the stage applies them with its WHERE (HAVING over groups), the statistics never
+ * see them; event conditions ANDed with them are split off and filter events first (rule 1).
+ */
+export interface StageWindow {
+  /** Alias of the statistics tuple in the stage's WITH clause. */
+  alias: string;
+  /** Per-row SQL the statistics read (valid in the stage's SELECT), named `<alias>_in<i>`. */
+  inputs: string[];
+  /** Aggregates over the inputs: the elements of the statistics tuple. */
+  statistics: string[];
+  /** Over aggregated rows (the stage aggregates) rather than its input rows. */
+  overGroups: boolean;
+}
+
+export interface WindowSpec {
+  inputs: string[];
+  /** The statistics, given the names of the inputs in the statistics subquery. */
+  statistics(inputs: string[]): string[];
+  /** The window columns, given SQL reading statistic `i` (0-based). Hidden ones ride along unlisted. */
+  columns(stat: (i: number) => string): Array<Column & { hidden?: boolean }>;
+}
+
 export class Stage {
   readonly computed = new Map<string, Column>();
   /** Names of computed columns in command order (field_order), assignments flagged. */
@@ -56,6 +90,12 @@ export class Stage {
   dedup?: string[];
   /** `table()`: the listed columns, in order. */
   projection?: string[];
+  /** Window functions of the stage (see StageWindow). */
+  readonly windows: StageWindow[] = [];
+  /** Its window columns, and columns computed from them later in the stage. */
+  readonly windowNames = new Set<string>();
+  /** Conditions on those, applied after the statistics (see StageWindow). */
+  readonly windowWhere: string[] = [];
   /** The order a command gives its rows when no `sort()` is written in the stage (`frequency`: by `_count` desc). */
   defaultSort?: SortKey[];
   /**
@@ -99,6 +139,12 @@ export class Pipeline {
   ownCap = false;
   /** Names produced after events: aggregate outputs and columns computed on aggregated rows. */
   private readonly derived = new Set<string>();
+  /**
+   * Conditions planned by addFilter. Window statistics read a stage's rows with only these: a
+   * condition pushed onto `where` from outside (the paging cursor) picks rows to show, it does
+   * not change the rows the statistics are over.
+   */
+  private readonly planned = new Set<string>();
   /** A query-level `limit`/`head`/`tail`/`table(limit=)`/`groupBy(limit=)` was written. */
   hasOwnLimit = false;
   /** Columns that are computed by `:=` arithmetic (listed last in field_order on events). */
@@ -171,6 +217,38 @@ export class Pipeline {
     if (i !== -1) stage.computedOrder.splice(i, 1);
     stage.computedOrder.push({ name, arithmetic: opts.arithmetic ?? false });
     if (!stage.isEvents) this.derived.add(name);
+    // After a window function a computed column may read its columns: conditions on it apply
+    // after the statistics too.
+    if (stage.windows.length) {
+      stage.windowNames.add(name);
+      this.derived.add(name);
+    }
+  }
+
+  /**
+   * Adds a window function to `stage` (see StageWindow): its statistics over all rows of the
+   * stage and the columns computed from them. Window columns are listed after the stage's other
+   * columns (§5: window functions add `_median`, `_mad`, `_modified_z` …; on events after the
+   * event columns, like arithmetic assignments).
+   */
+  addWindow(stage: Stage, spec: WindowSpec): void {
+    const alias = `s${stage.index}_w${stage.windows.length}`;
+    const inputNames = spec.inputs.map((_, i) => `${alias}_in${i}`);
+    stage.windows.push({ alias, inputs: spec.inputs, statistics: spec.statistics(inputNames), overGroups: stage.agg !== null });
+    for (const { hidden, ...col } of spec.columns((i) => `tupleElement(${alias}, ${i + 1})`)) {
+      if (stage.agg) this.addAggregate(stage, col);
+      else if (hidden) {
+        // A helper column (madOutlier's `_mz_val` on events): in the rows, not in field_order.
+        stage.computed.set(col.name, col);
+        const i = stage.computedOrder.findIndex((c) => c.name === col.name);
+        if (i !== -1) stage.computedOrder.splice(i, 1);
+      } else {
+        this.addComputed(col.name, col.sql, col.type, { stage, arithmetic: true });
+        if (stage.projection && !stage.projection.includes(col.name)) stage.projection.push(col.name);
+      }
+      stage.windowNames.add(col.name);
+      this.derived.add(col.name);
+    }
   }
 
   /**
@@ -181,9 +259,22 @@ export class Pipeline {
   addFilter(cond: Condition): void {
     const names = conditionNames(cond);
     const derived = names.some((n) => this.derived.has(n));
+    const cur = this.current;
+    if (derived && cur.windows.length && (cur.windows[0].overGroups || !cur.agg)) {
+      // Written after a window function (§1.9 rule 5): after the statistics. Event conditions
+      // ANDed with it are split off: they filter events before anything (rule 1).
+      const items = cond.kind === 'and' ? cond.items : [cond];
+      const after = items.filter((c) => conditionNames(c).some((n) => this.derived.has(n)));
+      for (const c of items) if (!after.includes(c)) this.addFilter(c);
+      const rest: Condition = after.length === 1 ? after[0] : { kind: 'and', items: after, span: cond.span };
+      cur.windowWhere.push(conditionSql(rest, cur.agg ? this.outputScope(cur) : this.scopeFor(cur, cur.isEvents)));
+      return;
+    }
     if (!derived) {
       const stage = this.events;
-      stage.where.push(conditionSql(cond, this.scopeFor(stage, true)));
+      const sql = conditionSql(cond, this.scopeFor(stage, true));
+      this.planned.add(sql);
+      stage.where.push(sql);
       return;
     }
     const stage = this.current;
@@ -192,7 +283,9 @@ export class Pipeline {
     } else if (stage.agg) {
       stage.post.push(conditionSql(cond, this.outputScope(stage)));
     } else {
-      stage.where.push(conditionSql(cond, this.scopeFor(stage, false)));
+      const sql = conditionSql(cond, this.scopeFor(stage, false));
+      this.planned.add(sql);
+      stage.where.push(sql);
     }
   }
 
@@ -314,6 +407,9 @@ export class Pipeline {
       const c = stage.computed.get(name)!;
       cols.push(out(name, c.sql, c.type));
     }
+    for (const [name, c] of stage.computed) {
+      if (!stage.computedOrder.some((o) => o.name === name)) cols.push(out(name, c.sql, c.type, true));
+    }
     // A projection after an aggregation keeps the listed columns in their order; on events the
     // rows are unpacked from norm_log and the projection is applied when shaping them.
     if (stage.projection && !stage.isEvents) {
@@ -326,24 +422,17 @@ export class Pipeline {
   stageSql(stage: Stage, finalLimit: number | undefined): string {
     const outs = this.outputsOf(stage);
     const select = outs.map((c) => `${c.sql} AS ${c.alias}`).join(', ');
-    let from: string;
-    const where = [...stage.where];
-    if (stage.isEvents) {
-      from = this.options.table;
-      where.unshift(
-        `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
-        `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
-        `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
-      );
-    } else {
-      from = `(${this.stageSql(this.stages[stage.index - 1], undefined)})`;
-    }
-    let sql = `SELECT ${select} FROM ${from}`;
+    const { from, where: source } = this.sourceOf(stage);
+    const overGroups = stage.windows[0]?.overGroups ?? false;
+    const where = [...source, ...stage.where, ...(overGroups ? [] : stage.windowWhere)];
+    const post = [...stage.post, ...(overGroups ? stage.windowWhere : [])];
+    const statistics = stage.windows.map((w) => `(${this.statisticsSql(stage, w)}) AS ${w.alias}`);
+    let sql = `${statistics.length ? `WITH ${statistics.join(', ')} ` : ''}SELECT ${select} FROM ${from}`;
     if (where.length) sql += ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}`;
     if (stage.agg && stage.agg.keys.length) {
       sql += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
     }
-    if (stage.post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${stage.post.map((w) => `(${w})`).join(' AND ')}`;
+    if (post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${post.map((w) => `(${w})`).join(' AND ')}`;
     if (stage.qualify.length) sql += ` QUALIFY ${stage.qualify.map((w) => `(${w})`).join(' AND ')}`;
     const order = this.orderSql(stage, outs);
     if (order) sql += ` ORDER BY ${order}`;
@@ -359,11 +448,45 @@ export class Pipeline {
     return sql;
   }
 
+  /** What a stage reads: the events table (with the scope and time range) or the previous stage. */
+  private sourceOf(stage: Stage): { from: string; where: string[] } {
+    if (!stage.isEvents) return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})`, where: [] };
+    return {
+      from: this.options.table,
+      where: [
+        `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
+        `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
+        `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
+      ],
+    };
+  }
+
+  /** The statistics of a window function: one row, one tuple (see StageWindow). */
+  private statisticsSql(stage: Stage, w: StageWindow): string {
+    const { from, where: source } = this.sourceOf(stage);
+    const where = [...source, ...stage.where.filter((c) => this.planned.has(c))];
+    const inputs = w.inputs.map((sql, i) => `${sql} AS ${w.alias}_in${i}`);
+    let rows: string;
+    if (w.overGroups && stage.agg) {
+      // The groups as the stage makes them, without the window columns and their conditions.
+      const outs = this.outputsOf(stage).filter((c) => !stage.windowNames.has(c.name));
+      rows = `SELECT ${[...outs.map((c) => `${c.sql} AS ${c.alias}`), ...inputs].join(', ')} FROM ${from}`;
+      if (where.length) rows += ` WHERE ${where.map((c) => `(${c})`).join(' AND ')}`;
+      if (stage.agg.keys.length) rows += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
+      if (stage.post.length) rows += ` HAVING ${stage.post.map((c) => `(${c})`).join(' AND ')}`;
+    } else {
+      rows = `SELECT ${inputs.join(', ')} FROM ${from}`;
+      if (where.length) rows += ` WHERE ${where.map((c) => `(${c})`).join(' AND ')}`;
+    }
+    return `SELECT tuple(${w.statistics.join(', ')}) FROM (${rows})`;
+  }
+
   private orderSql(stage: Stage, outs: OutputColumn[]): string {
     const keyFor = (name: string, desc: boolean): string[] => {
       const dir = desc ? 'DESC' : 'ASC';
       const c = outs.find((o) => o.name === name);
-      const col: Column = c ? { name, sql: c.alias, type: c.type } : this.resolveIn(stage, name);
+      // After an aggregation only its outputs exist; any other name is absent (sorts as empty).
+      const col: Column = c ? { name, sql: c.alias, type: c.type } : stage.agg ? absentColumn(name) : this.resolveIn(stage, name);
       if (col.type === 'number' || col.type === 'time') return [`${col.sql} ${dir}`];
       const text = asText(col);
       return [`toFloat64OrNull(${text}) ${dir} NULLS LAST`, `${text} ${dir}`];
