@@ -1,6 +1,5 @@
 // The ClickHouse side of a fractal: its stored logs. Ingest writes here, queries read here,
 // tenancy asks for stats and removes a deleted fractal's logs.
-import { Readable } from 'node:stream';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { FractalStats } from '../tenancy/fractals-store.ts';
 
@@ -42,11 +41,7 @@ export class LogStore {
    * statement: one part in ClickHouse, however many chunks.
    */
   async insert(chunks: Buffer[]): Promise<void> {
-    const res = await this.ch.client.exec({
-      query: `INSERT INTO ${this.logs} FORMAT JSONEachRow`,
-      values: Readable.from(chunks),
-    });
-    res.stream.resume();
+    await this.ch.insertFormatted(this.logs, 'JSONEachRow', chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   }
 
   /** Which of these log ids the fractal already holds (spool replay after a crash). */

@@ -29,6 +29,23 @@ import multi from './multi.ts';
 import percentile from './percentile.ts';
 import piechart from './piechart.ts';
 import regex from './regex.ts';
+import replace from './replace.ts';
+import concat from './concat.ts';
+import lowercase from './lowercase.ts';
+import uppercase from './uppercase.ts';
+import len from './len.ts';
+import logSize from './log-size.ts';
+import levenshtein from './levenshtein.ts';
+import base64Decode from './base64-decode.ts';
+import split from './split.ts';
+import substr from './substr.ts';
+import urldecode from './urldecode.ts';
+import coalesce from './coalesce.ts';
+import sprintf from './sprintf.ts';
+import evalCommand from './eval.ts';
+import hash from './hash.ts';
+import strftime from './strftime.ts';
+import now from './now.ts';
 import selectFirst from './select-first.ts';
 import selectLast from './select-last.ts';
 import singleval from './singleval.ts';
@@ -46,6 +63,8 @@ export const COMMANDS: CommandDefinition[] = [
   count, sum, avg, min, max, median, percentile, stddev, skewness, kurtosis, iqr, mad, multi, groupBy,
   selectFirst, selectLast, top, frequency, headTail, bucket, analyzeFields,
   regex,
+  replace, concat, lowercase, uppercase, len, logSize, levenshtein, base64Decode, split, substr, urldecode, coalesce, sprintf,
+  evalCommand, hash, strftime, now,
   table, sort, limit, head, tail, dedup,
   timechart,
   piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
