@@ -6,10 +6,17 @@ import { BigNumberText, type FieldValue, type Fields } from './types.ts';
 
 export const MAX_DEPTH = 64;
 
+/** The flattened fields; an object that is already flat (the common case) is returned as is. */
 export function flatten(obj: Record<string, unknown>): Fields {
-  const out: Fields = {};
-  walk(obj, '', 0, out);
-  return out;
+  for (const key in obj) {
+    const v = obj[key];
+    if ((v !== null && typeof v === 'object' && !(v instanceof BigNumberText)) || key === '__proto__') {
+      const out: Fields = {};
+      walk(obj, '', 0, out);
+      return out;
+    }
+  }
+  return obj as Fields;
 }
 
 function walk(obj: Record<string, unknown>, prefix: string, depth: number, out: Fields): void {

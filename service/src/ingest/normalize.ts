@@ -52,7 +52,13 @@ export function changeCase(name: string, style: 'snake' | 'camel' | 'lower' | 'k
     .join('.');
 }
 
+/** Returns its argument unchanged when no rule applies, else a new object (the input is never changed). */
 export type Normalizer = (fields: Fields) => Fields;
+
+function allUnchanged(fields: Fields, mapName: (name: string) => string): boolean {
+  for (const k in fields) if (mapName(k) !== k) return false;
+  return true;
+}
 
 const identity: Normalizer = (f) => f;
 
@@ -77,9 +83,11 @@ export function compileNormalizer(builtin: boolean, rules: NormalizerRule[]): No
     return out;
   };
 
+  const mutates = copies.length > 0 || valueMaps.length > 0;
   return (fields) => {
     let out: Fields = fields;
-    if (builtin || nameRules.length > 0) {
+    // Most records only carry names that map to themselves: then nothing is copied.
+    if ((builtin || nameRules.length > 0) && !allUnchanged(fields, mapName)) {
       out = {};
       for (const k in fields) {
         const n = mapName(k);
@@ -88,6 +96,7 @@ export function compileNormalizer(builtin: boolean, rules: NormalizerRule[]): No
         out[n] = fields[k]!;
       }
     }
+    if (mutates && out === fields) out = { ...fields };
     for (const c of copies) if (c.from in out) out[c.to] = out[c.from]!;
     for (const m of valueMaps) {
       const v = out[m.field];
