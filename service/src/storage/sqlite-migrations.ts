@@ -118,4 +118,37 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       );
     `,
   },
+  {
+    version: 2,
+    name: 'comments and their tags',
+    // Tags get their own table (not a JSON column): comment(tags=…), ?tag= filters and tag
+    // counts are indexed look-ups, and bulk add/remove is one INSERT/DELETE. fractal_id is copied
+    // into comment_tags so per-fractal tag look-ups use one index. Deleting a fractal removes its
+    // comments and their tags (cascade).
+    sql: `
+      CREATE TABLE comments (
+        id TEXT PRIMARY KEY,
+        fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        log_id TEXT NOT NULL,
+        log_timestamp TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_folded TEXT NOT NULL,
+        author TEXT NOT NULL,
+        author_type TEXT NOT NULL CHECK (author_type IN ('user', 'api_key')),
+        author_user_id TEXT REFERENCES users(id) ON DELETE SET NULL,
+        author_key_id TEXT REFERENCES api_keys(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX comments_log ON comments(log_id, fractal_id);
+      CREATE INDEX comments_fractal_time ON comments(fractal_id, log_timestamp);
+      CREATE TABLE comment_tags (
+        comment_id TEXT NOT NULL REFERENCES comments(id) ON DELETE CASCADE,
+        fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (comment_id, tag)
+      );
+      CREATE INDEX comment_tags_fractal_tag ON comment_tags(fractal_id, tag);
+    `,
+  },
 ];
