@@ -11,6 +11,8 @@ import { authRoutes } from './auth/routes.ts';
 import { SessionStore } from './auth/sessions.ts';
 import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
+import { CommentsStore } from './collaboration/comments-store.ts';
+import { commentRoutes } from './collaboration/routes.ts';
 import type { Config } from './config.ts';
 import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
@@ -108,6 +110,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       timestamp_fields: [],
       max_query_rows: 10_000,
     }),
+    comments: new CommentsStore(db),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -120,7 +123,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

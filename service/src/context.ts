@@ -6,6 +6,7 @@ import type { LoginLimiter } from './auth/login-limiter.ts';
 import type { RoleResolver } from './auth/roles.ts';
 import type { SessionStore } from './auth/sessions.ts';
 import type { UsersStore } from './auth/users-store.ts';
+import type { CommentsStore } from './collaboration/comments-store.ts';
 import type { Config } from './config.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
 import type { LogStore } from './logs/log-store.ts';
@@ -40,4 +41,5 @@ export interface Context {
   logs: LogStore;
   retention: RetentionEnforcer;
   settings: SettingsStore;
+  comments: CommentsStore;
 }

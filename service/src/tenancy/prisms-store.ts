@@ -24,6 +24,10 @@ export class PrismsStore {
       (r) => r.fractal_id,
     );
   }
+  /** Ids of the prisms that hold this fractal. */
+  containing(fractalId: string): string[] {
+    return (this.db.prepare('SELECT prism_id FROM prism_members WHERE fractal_id = ?').all(fractalId) as Array<{ prism_id: string }>).map((r) => r.prism_id);
+  }
   create(p: { name: string; description: string; fractalIds: string[] }): PrismRow {
     const id = randomUUID();
     const now = new Date().toISOString();
