@@ -20,11 +20,13 @@ import inCommand from './in.ts';
 import iqr from './iqr.ts';
 import kurtosis from './kurtosis.ts';
 import limit from './limit.ts';
+import madOutlier from './mad-outlier.ts';
 import mad from './mad.ts';
 import max from './max.ts';
 import median from './median.ts';
 import mesh from './mesh.ts';
 import min from './min.ts';
+import modifiedZScore from './modified-z-score.ts';
 import multi from './multi.ts';
 import percentile from './percentile.ts';
 import piechart from './piechart.ts';
@@ -68,6 +70,7 @@ export const COMMANDS: CommandDefinition[] = [
   table, sort, limit, head, tail, dedup,
   timechart,
   piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
+  modifiedZScore, madOutlier,
 ];
 
 const byName = new Map<string, CommandDefinition>();
