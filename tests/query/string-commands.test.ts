@@ -296,7 +296,7 @@ describe('lowercase and uppercase', () => {
 
   test('after an aggregation the transform reads the group column', async () => {
     const r = await run('groupBy(user) | lowercase(user) | sort(user)');
-    assert.deepEqual(r.field_order, ['_count', 'user']);
+    assert.deepEqual(r.field_order, ['user', '_count']);
     assert.deepEqual(col(r, 'user'), ['admin', 'admin', 'bob', 'user138']);
     assert.equal(r.is_aggregated, true);
   });

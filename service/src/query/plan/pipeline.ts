@@ -106,6 +106,10 @@ export class Stage {
   readonly qualify: string[] = [];
   /** Set by `case { … }` with field assignments: the fields a following `count()` groups by (§3.2). */
   caseKeys?: string[];
+  /** `JOIN (…) AS jN ON …` clauses after what the stage reads (`join()`, §3.7); they expose only `jN_*` names. */
+  readonly joins: string[] = [];
+  /** Aggregate outputs present in the rows but never in field_order (`chain`'s `_chain_ts`, `_chain_done`). */
+  readonly hiddenOutputs = new Set<string>();
   /** Extra SQL after GROUP BY, e.g. WITH FILL; rarely needed. */
   constructor(
     readonly index: number,
@@ -127,7 +131,26 @@ export interface PipelineOptions {
   start: string;
   end: string;
   callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>): string;
+  /** How `comment()` reads analysts' comments; absent where none can be read (it then fails to compile). */
+  commentedLogIds?: CommentedLogIds;
 }
+
+/**
+ * The one way a condition command reads comments (`comment()`, query-language.md §3.1): the
+ * distinct ids of the logs in `fractalIds` carrying at least one comment that has any of `tags`
+ * (exact, case-sensitive; empty: any) and whose text contains `keyword` (case-insensitive;
+ * absent: any). Both hold for the same comment. Filled by query-service.ts from the comments
+ * store (SQLite, synchronous); the ids go into the SQL only as a bound parameter.
+ */
+export type CommentedLogIds = (fractalIds: string[], filter: { tags: string[]; keyword?: string }) => string[];
+
+/** Runs one more statement (bound parameters) on the engine, under the query's time-out; rows in column order. */
+export type FetchRows = (sql: string, params: Record<string, unknown>) => Promise<unknown[][]>;
+/**
+ * Completes the final rows after they are shaped, before they are sent (`chain`'s `_chain_events`):
+ * may look up more with bounded statements through `fetch`. Runs once per streamed chunk.
+ */
+export type RowHook = (rows: Array<Record<string, unknown>>, fetch: FetchRows) => Promise<void>;
 
 export class Pipeline {
   readonly stages: Stage[] = [new Stage(0, undefined)];
@@ -149,11 +172,12 @@ export class Pipeline {
   hasOwnLimit = false;
   /** Columns that are computed by `:=` arithmetic (listed last in field_order on events). */
   notes: string[] = [];
-  /**
-   * Set while `case { … }` plans a branch's per-row transforms: rewrites each computed column
-   * (e.g. to `if(<branch taken>, expr, <previous value>)`) before it is stored.
-   */
-  wrapComputed?: (stage: Stage, col: Column) => Pick<Column, 'sql' | 'type'>;
+  /** Event-row columns listed after all others in field_order (`join()` on events: outer columns, then `_join_*`). */
+  readonly listedLast: string[] = [];
+  /** Join outputs (§1.9 rule 5): an AND naming one of them and event names is split, the event part filtering events. */
+  private readonly late = new Set<string>();
+  /** Run on the final rows by the query endpoints (see RowHook). */
+  readonly rowHooks: RowHook[] = [];
 
   constructor(readonly options: PipelineOptions) {
     this.params = options.params;
@@ -211,7 +235,6 @@ export class Pipeline {
 
   addComputed(name: string, sql: string, type: ColumnType, opts: { arithmetic?: boolean; stage?: Stage } = {}): void {
     const stage = opts.stage ?? this.rowStage();
-    if (this.wrapComputed) ({ sql, type } = this.wrapComputed(stage, { name, sql, type }));
     stage.computed.set(name, { name, sql, type });
     const i = stage.computedOrder.findIndex((c) => c.name === name);
     if (i !== -1) stage.computedOrder.splice(i, 1);
@@ -260,6 +283,11 @@ export class Pipeline {
     const names = conditionNames(cond);
     const derived = names.some((n) => this.derived.has(n));
     const cur = this.current;
+    if (derived && cond.kind === 'and' && names.some((n) => this.late.has(n))) {
+      // §1.9 rule 5: each conjunct goes where its names exist (events, or after the join).
+      for (const c of cond.items) this.addFilter(c);
+      return;
+    }
     if (derived && cur.windows.length && (cur.windows[0].overGroups || !cur.agg)) {
       // Written after a window function (§1.9 rule 5): after the statistics. Event conditions
       // ANDed with it are split off: they filter events before anything (rule 1).
@@ -349,6 +377,12 @@ export class Pipeline {
     this.derived.add(name);
   }
 
+  /** Marks a join output computed after events (derived; see `late`). */
+  markLate(name: string): void {
+    this.derived.add(name);
+    this.late.add(name);
+  }
+
   /** `groupBy(keys)`: a new stage when the current one already aggregated. */
   groupBy(keys: string[]): Stage {
     const stage = this.current.agg ? this.newStage() : this.current;
@@ -391,7 +425,7 @@ export class Pipeline {
     if (stage.agg) {
       return [
         ...stage.agg.keys.map((c) => out(c.name, c.sql, c.type)),
-        ...stage.agg.values.map((c) => out(c.name, c.sql, c.type)),
+        ...stage.agg.values.map((c) => out(c.name, c.sql, c.type, stage.hiddenOutputs.has(c.name))),
       ];
     }
     const cols: OutputColumn[] = [];
@@ -401,9 +435,14 @@ export class Pipeline {
       cols.push(out('fractal_id', 'toString(fractal_id)', 'text'));
       cols.push(out('norm_log', NORM_LOG_SQL, 'text'));
     } else {
-      for (const c of stage.input!) if (!stage.computed.has(c.name)) cols.push(out(c.name, c.alias, c.type, c.hidden));
+      // A column a transform overwrites (`groupBy(user) | lowercase(user)`) keeps its place.
+      for (const c of stage.input!) {
+        const over = stage.computed.get(c.name);
+        cols.push(over ? out(c.name, over.sql, over.type) : out(c.name, c.alias, c.type, c.hidden));
+      }
     }
     for (const { name } of stage.computedOrder) {
+      if (!stage.isEvents && stage.input!.some((c) => c.name === name)) continue;
       const c = stage.computed.get(name)!;
       cols.push(out(name, c.sql, c.type));
     }
@@ -450,9 +489,10 @@ export class Pipeline {
 
   /** What a stage reads: the events table (with the scope and time range) or the previous stage. */
   private sourceOf(stage: Stage): { from: string; where: string[] } {
-    if (!stage.isEvents) return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})`, where: [] };
+    const joins = stage.joins.map((j) => ` ${j}`).join('');
+    if (!stage.isEvents) return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})${joins}`, where: [] };
     return {
-      from: this.options.table,
+      from: this.eventsFrom(),
       where: [
         `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
         `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
@@ -513,6 +553,11 @@ export class Pipeline {
     return this.outputsOf(this.current);
   }
 
+  /** The events table as stage 0 reads it: with the JOINs of `join()` on events, which its conditions may read. */
+  eventsFrom(): string {
+    return [this.options.table, ...this.events.joins].join(' ');
+  }
+
   /** The filters on events only: what the histogram counts (§5). */
   eventCountSql(bucketSeconds: number): string {
     const stage = this.events;
@@ -523,7 +568,7 @@ export class Pipeline {
       ...stage.where,
     ];
     return `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${bucketSeconds}))) AS b, count() AS n
-      FROM ${this.options.table} WHERE ${where.map((w) => `(${w})`).join(' AND ')} GROUP BY b ORDER BY b`;
+      FROM ${this.eventsFrom()} WHERE ${where.map((w) => `(${w})`).join(' AND ')} GROUP BY b ORDER BY b`;
   }
 
   fail(message: string, span?: Span): never {
