@@ -6,7 +6,7 @@ import { asText } from './plan/columns.ts';
 import { assignmentColumn } from './plan/expressions.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { Params } from './plan/params.ts';
-import { Pipeline, type OutputColumn } from './plan/pipeline.ts';
+import { Pipeline, type CommentedLogIds, type OutputColumn } from './plan/pipeline.ts';
 import type { Condition, Query, Stage as AstStage } from './syntax/ast.ts';
 import { parseQuery } from './syntax/parser.ts';
 
@@ -19,6 +19,8 @@ export interface CompileOptions {
   maxRows: number;
   /** Opaque cursor of the previous page (event searches when the row cap is off). */
   cursor?: string;
+  /** Comment look-up for `comment()` (see PipelineOptions). */
+  commentedLogIds?: CommentedLogIds;
 }
 
 /** Event searches page by this many rows when `max_query_rows` is 0 (§5 Row cap). */
@@ -77,6 +79,7 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     fractalIds: options.fractalIds,
     start: chTime(options.start),
     end: chTime(options.end),
+    commentedLogIds: options.commentedLogIds,
     callCondition: (pipe, cond) => {
       const def = findCommand(cond.call.name);
       if (!def?.condition) {

@@ -75,6 +75,7 @@ export function compileText(
       end: range.end,
       maxRows: ctx.settings.get().max_query_rows,
       cursor: req.cursor || undefined,
+      commentedLogIds: (fractalIds, filter) => ctx.comments.commentedLogIds(fractalIds, filter),
     });
     return { text, compiled };
   } catch (err) {

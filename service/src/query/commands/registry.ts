@@ -6,6 +6,7 @@ import avg from './avg.ts';
 import barchart from './barchart.ts';
 import bucket from './bucket.ts';
 import cidr from './cidr.ts';
+import comment from './comment.ts';
 import count from './count.ts';
 import dedup from './dedup.ts';
 import frequency from './frequency.ts';
@@ -61,7 +62,7 @@ import timechart from './timechart.ts';
 import top from './top.ts';
 
 export const COMMANDS: CommandDefinition[] = [
-  inCommand, cidr,
+  inCommand, cidr, comment,
   count, sum, avg, min, max, median, percentile, stddev, skewness, kurtosis, iqr, mad, multi, groupBy,
   selectFirst, selectLast, top, frequency, headTail, bucket, analyzeFields,
   regex,
