@@ -17,11 +17,12 @@
 //    @clickhouse/client instance (appliance.context.ch.client, the embedded chDB engine).
 // 4. Prints medians, ratio service/SQL, row counts of both (warning when they differ) and the
 //    targets: ratio ≤ 1.5 for every query, median < 300 ms for the filter and groupBy queries.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, freshDataDir, median, signIn, startInProcessAppliance } from './support.ts';
+import { fmt, freshDataDir, median, root, signIn, startInProcessAppliance } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -326,11 +327,17 @@ interface Loaded {
   optimizeSeconds?: number;
 }
 
+const cpuSince = (c0: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+};
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 
 interface Outcome {
   ms: number;
+  /** CPU time of this whole process (service, engine threads, client) during the call. */
+  cpuMs: number;
   rows: number;
   /** log_ids (events) or total of _count (aggregations), to check both sides agree. */
   check: string;
@@ -393,19 +400,22 @@ async function main() {
       JSON.stringify({ query, fractal_id: state.fractalId, start: new Date(state.startMs).toISOString(), end: new Date(state.endMs).toISOString() });
 
     const viaService = async (b: Bench): Promise<Outcome> => {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const r = await fetch(`${base}/api/v1/query`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: body(b.query) });
       const j = (await r.json()) as { success?: boolean; count?: number; results?: Array<Record<string, unknown>>; sql?: string; execution_ms?: number; error?: string };
       const ms = performance.now() - t0;
-      if (!r.ok || !j.success) return { ms, rows: -1, check: '', error: `HTTP ${r.status}: ${j.error ?? JSON.stringify(j).slice(0, 200)}` };
+      const cpuMs = cpuSince(c0);
+      if (!r.ok || !j.success) return { ms, cpuMs, rows: -1, check: '', error: `HTTP ${r.status}: ${j.error ?? JSON.stringify(j).slice(0, 200)}` };
       const rows = j.results ?? [];
-      return { ms, rows: j.count ?? rows.length, check: checkOf(b, rows), execMs: j.execution_ms, sql: j.sql };
+      return { ms, cpuMs, rows: j.count ?? rows.length, check: checkOf(b, rows), execMs: j.execution_ms, sql: j.sql };
     };
     const viaSql = async (b: Bench): Promise<Outcome> => {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const rs = await ch.client.query({ query: b.sql, query_params: params, format: 'JSONEachRow' });
       const rows = (await rs.json()) as Array<Record<string, unknown>>;
-      return { ms: performance.now() - t0, rows: rows.length, check: checkOf(b, rows) };
+      return { ms: performance.now() - t0, cpuMs: cpuSince(c0), rows: rows.length, check: checkOf(b, rows) };
     };
 
     let list = benches(table);
@@ -433,15 +443,17 @@ async function main() {
     console.log('');
     console.log(`${fmt(state.logs)} logs over 7 days, ${RUNS} runs each after one warm-up; medians. Service = POST /api/v1/query round trip`);
     console.log(`(exec = its execution_ms); SQL = hand-written SQL on the appliance's own @clickhouse/client (embedded chDB).`);
+    console.log(`CPU ratio = median CPU time of this process (service + engine threads) per service call / per SQL call:`);
+    console.log(`steadier than wall-clock ratios when other work shares the 2 cores. Engine: ${engineState()}.`);
     console.log(`Targets: ratio <= 1.5 for every query; median < 300 ms for the filter and groupBy queries (marked *).`);
     console.log('');
-    const head = ['query', 'service ms', 'exec ms', 'SQL ms', 'ratio', 'svc rows', 'SQL rows', 'targets'];
+    const head = ['query', 'service ms', 'exec ms', 'SQL ms', 'ratio', 'CPU ratio', 'svc rows', 'SQL rows', 'targets'];
     const lines: string[][] = [];
     const warnings: string[] = [];
     for (const { b, svc, sql } of results) {
       const sqlMs = median(sql.map((o) => o.ms));
       if (!svc.length) {
-        lines.push([b.name + (b.latencyTarget ? ' *' : ''), 'error', '', sqlMs.toFixed(0), '', '', String(sql[0]!.rows), '']);
+        lines.push([b.name + (b.latencyTarget ? ' *' : ''), 'error', '', sqlMs.toFixed(0), '', '', '', fmt(sql[0]!.rows), '']);
         continue;
       }
       const svcMs = median(svc.map((o) => o.ms));
@@ -454,6 +466,7 @@ async function main() {
         median(svc.map((o) => o.execMs ?? NaN)).toFixed(0),
         sqlMs.toFixed(0),
         ratio.toFixed(2),
+        (median(svc.map((o) => o.cpuMs)) / median(sql.map((o) => o.cpuMs))).toFixed(2),
         fmt(svc[0]!.rows),
         fmt(sql[0]!.rows),
         marks.join(', '),
@@ -481,6 +494,17 @@ async function main() {
     await appliance.stop();
     if (args.keep || reuse) console.log(`Data kept in ${dataDir} (rerun with --reuse ${dataDir})`);
     else rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The commit the service code comes from, and whether the query engine has uncommitted changes. */
+function engineState(): string {
+  try {
+    const git = (a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = git(['status', '--porcelain', '--', 'service/src/query']) !== '';
+    return `commit ${git(['rev-parse', '--short', 'HEAD'])}${dirty ? ' + uncommitted changes in service/src/query' : ''}`;
+  } catch {
+    return 'commit unknown';
   }
 }
 
