@@ -236,6 +236,12 @@ describe('histogram', () => {
     ]);
   });
 
+  test('conditions on the bin columns filter the bins', async () => {
+    const r = await run('* | histogram(response_time, buckets=4) | _bin_lower >= 50');
+    assert.deepEqual(col(r, '_bin_count'), [3, 4]);
+    assert.deepEqual(col(await run('* | histogram(bytes, buckets=3) | _bin_count = 0'), '_bin_lower'), [1668.3333]);
+  });
+
   test('a field is required', async () => {
     await fails('* | histogram()', 'histogram() requires a field, e.g. histogram(bytes)');
   });
@@ -285,6 +291,14 @@ describe('heatmap', () => {
     const min = await run('action=get | heatmap(x=user, y=action, value=min(bytes), limit=1)');
     assert.deepEqual(min.results, [{ _heatmap_x: 'carol', _heatmap_y: 'get', _heatmap_value: 300 }]);
     assert.equal((await run('heatmap(x=user, y=action, limit=900)')).chart_config.limit, 200);
+  });
+
+  test('conditions on the cell columns filter the cells', async () => {
+    const r = await run('* | heatmap(x=user, y=action) | _heatmap_x = erin');
+    assert.deepEqual(r.results, [
+      { _heatmap_x: 'erin', _heatmap_y: 'get', _heatmap_value: 2 },
+      { _heatmap_x: 'erin', _heatmap_y: 'put', _heatmap_value: 1 },
+    ]);
   });
 
   test('heatmap has its own cap: max_query_rows does not cut it', async () => {

@@ -11,7 +11,7 @@ export default defineCommand({
   description:
     'Places rows on a world map by their latitude and longitude columns (numbers as text, e.g. from lookupIP()), labelled by label=. The map, not the query, keeps `limit` points (at most 50000).',
   outputs: 'the rows unchanged; chart_type "worldmap", chart_config {latField, lonField, limit, labelField}',
-  example: '* | lookupIP(field=src_ip, include=[latitude,longitude,country]) | graphWorld(label=country)',
+  example: 'latitude=* | table(latitude, longitude, country) | graphWorld(label=country)',
   apply(call, p) {
     const args = new Args(call);
     const config: Record<string, unknown> = {

@@ -45,6 +45,8 @@ export default defineCommand({
       { ...kx, name: '_heatmap_x' },
       { ...ky, name: '_heatmap_y' },
     ];
+    p.markDerived('_heatmap_x');
+    p.markDerived('_heatmap_y');
     const [value] = aggregateColumns(p, stage, { ...spec, as: '_heatmap_value' }, 'command');
     p.addAggregate(stage, value);
     // By value, largest first; ties in a stable order.

@@ -56,6 +56,8 @@ export default defineCommand({
       values: [],
     };
     p.addAggregate(bins, { name: '_bin_count', sql: `sum(tupleElement(arrayJoin(${rows}), 3))`, type: 'number' });
+    p.markDerived('_bin_lower');
+    p.markDerived('_bin_upper');
     bins.sort.push({ name: '_bin_lower', desc: false });
   },
 });
