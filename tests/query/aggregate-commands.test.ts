@@ -366,6 +366,13 @@ describe('bucket', () => {
     assert.deepEqual(col(await run('bucket("5m") | sort(bucket_count, order=desc) | limit(1)'), 'bucket_count'), [5]);
   });
 
+  test('it needs event times', async () => {
+    assert.equal(
+      (await fail('count() | bucket()')).error,
+      'Query error: bucket() needs event times: place it before other aggregations (groupBy(x) | bucket("5m") is fine)',
+    );
+  });
+
   test('after groupBy the group stays a key', async () => {
     const r = await run('* | groupBy(host) | bucket("1h", "count()") | sort(host)');
     assert.deepEqual(r.field_order, ['host', 'time_bucket', 'bucket_count']);

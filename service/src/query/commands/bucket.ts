@@ -1,4 +1,5 @@
 import { asNumberOrNull, type Column } from '../plan/columns.ts';
+import { QueryCompileError } from '../plan/errors.ts';
 import type { ArgValue } from '../syntax/ast.ts';
 import { Args, valueText } from './args.ts';
 import { defineCommand } from './command.ts';
@@ -39,6 +40,9 @@ export default defineCommand({
     else if (prior) p.newStage();
     const stage = p.groupBy(keys);
     const time = p.resolveIn(stage, 'timestamp');
+    if (time.type !== 'time') {
+      throw new QueryCompileError('bucket() needs event times: place it before other aggregations (groupBy(x) | bucket("5m") is fine)', call.span);
+    }
     stage.agg!.keys.push({ name: 'time_bucket', sql: bucketText(time.sql, span), type: 'text' });
     p.markDerived('time_bucket');
     const values: Column[] = [];

@@ -5,6 +5,7 @@ import analyzeFields from './analyze-fields.ts';
 import avg from './avg.ts';
 import barchart from './barchart.ts';
 import bucket from './bucket.ts';
+import caseCommand from './case.ts';
 import cidr from './cidr.ts';
 import comment from './comment.ts';
 import count from './count.ts';
@@ -65,6 +66,7 @@ export const COMMANDS: CommandDefinition[] = [
   inCommand, cidr, comment,
   count, sum, avg, min, max, median, percentile, stddev, skewness, kurtosis, iqr, mad, multi, groupBy,
   selectFirst, selectLast, top, frequency, headTail, bucket, analyzeFields,
+  caseCommand,
   regex,
   replace, concat, lowercase, uppercase, len, logSize, levenshtein, base64Decode, split, substr, urldecode, coalesce, sprintf,
   evalCommand, hash, strftime, now,
