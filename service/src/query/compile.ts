@@ -128,7 +128,8 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
   };
 }
 
-function planStage(stage: AstStage, p: Pipeline): void {
+/** Plans one stage into `p`; also used by `join()` for its subquery's own pipeline. */
+export function planStage(stage: AstStage, p: Pipeline): void {
   switch (stage.kind) {
     case 'filter':
       p.addFilter(stage.condition);
@@ -189,11 +190,14 @@ function fieldOrder(p: Pipeline): string[] {
       if (!order.includes('fractal_id')) order.push('fractal_id');
       return order;
     }
-    const computed = final.computedOrder.filter((c) => !c.arithmetic).map((c) => c.name);
-    const arithmetic = final.computedOrder.filter((c) => c.arithmetic).map((c) => c.name);
-    if (computed.length === 0 && arithmetic.length === 0) return ['timestamp', 'norm_log', 'log_id', 'fractal_id'];
+    // join() outputs come after all the outer columns (§5 `join`: outer columns + `_join_*`).
+    const last = final.computedOrder.filter((c) => p.listedLast.includes(c.name)).map((c) => c.name);
+    const own = final.computedOrder.filter((c) => !last.includes(c.name));
+    const computed = own.filter((c) => !c.arithmetic).map((c) => c.name);
+    const arithmetic = own.filter((c) => c.arithmetic).map((c) => c.name);
+    if (computed.length === 0 && arithmetic.length === 0) return ['timestamp', 'norm_log', 'log_id', 'fractal_id', ...last];
     const fixed = ['timestamp', 'log_id', 'fractal_id', 'norm_log'].filter((n) => !computed.includes(n) && !arithmetic.includes(n));
-    return [...computed, ...fixed, ...arithmetic];
+    return [...computed, ...fixed, ...arithmetic, ...last];
   }
   if (final.projection) return final.projection.filter((n) => visible.some((c) => c.name === n));
   return visible.map((c) => c.name);

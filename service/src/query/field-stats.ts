@@ -38,7 +38,7 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
       `timestamp <= ${p.params.bind(p.options.end, "DateTime64(9, 'UTC')")}`,
       ...stage.where,
     ];
-    source = `(SELECT ${text} AS v, ${num} AS n FROM ${p.options.table} WHERE ${where.map((w) => `(${w})`).join(' AND ')})`;
+    source = `(SELECT ${text} AS v, ${num} AS n FROM ${p.eventsFrom()} WHERE ${where.map((w) => `(${w})`).join(' AND ')})`;
   } else {
     const out = q.columns.find((c) => c.name === field);
     const inner = q.sql;

@@ -19,6 +19,7 @@ import headTail from './head-tail.ts';
 import heatmap from './heatmap.ts';
 import histogram from './histogram.ts';
 import inCommand from './in.ts';
+import join from './join.ts';
 import iqr from './iqr.ts';
 import kurtosis from './kurtosis.ts';
 import limit from './limit.ts';
@@ -74,6 +75,7 @@ export const COMMANDS: CommandDefinition[] = [
   timechart,
   piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
   modifiedZScore, madOutlier,
+  join,
 ];
 
 const byName = new Map<string, CommandDefinition>();

@@ -490,7 +490,11 @@ export class Pipeline {
   /** What a stage reads: the events table (with the scope and time range) or the previous stage. */
   private sourceOf(stage: Stage): { from: string; where: string[] } {
     const joins = stage.joins.map((j) => ` ${j}`).join('');
-    if (!stage.isEvents) return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})${joins}`, where: [] };
+    if (!stage.isEvents) {
+      // A joined subquery needs an alias; the previous stage's rows are then `s<k>_from`.
+      const alias = joins ? ` AS s${stage.index}_from` : '';
+      return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})${alias}${joins}`, where: [] };
+    }
     return {
       from: this.eventsFrom(),
       where: [
