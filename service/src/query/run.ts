@@ -62,9 +62,17 @@ export function executableSql(sql: string, timeoutS: number): string {
 /** Streams shaped rows in chunks. Throws QueryTimeoutError / QueryExecutionError. */
 export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOptions): AsyncGenerator<Row[]> {
   const shape = rowShaper(q);
+  // Row hooks (chain's _chain_events) may look up more, each statement under the same time-out.
+  const fetchRows = async (sql: string, params: Record<string, unknown>): Promise<unknown[][]> => {
+    const out: unknown[][] = [];
+    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal: opts.signal })) out.push(...chunk);
+    return out;
+  };
   try {
     for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal: opts.signal })) {
-      yield chunk.map(shape);
+      const rows = chunk.map(shape);
+      for (const hook of q.pipeline.rowHooks) await hook(rows, fetchRows);
+      yield rows;
     }
   } catch (err) {
     if (opts.signal?.aborted) return;

@@ -6,6 +6,7 @@ import avg from './avg.ts';
 import barchart from './barchart.ts';
 import bucket from './bucket.ts';
 import caseCommand from './case.ts';
+import chain from './chain.ts';
 import cidr from './cidr.ts';
 import comment from './comment.ts';
 import count from './count.ts';
@@ -75,7 +76,7 @@ export const COMMANDS: CommandDefinition[] = [
   timechart,
   piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
   modifiedZScore, madOutlier,
-  join,
+  join, chain,
 ];
 
 const byName = new Map<string, CommandDefinition>();

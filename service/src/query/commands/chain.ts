@@ -1,0 +1,234 @@
+// `chain(f1, f2, …, within=SPAN, order=true) { step ; step ; … }` (query-language.md §3.8): per
+// identity, how often the steps occur as a sequence. Everything that decides the rows is SQL:
+// - Identity: one field → its value (events without one take no part), output column named after
+//   it; several fields → `_entity`, an event joining every distinct non-empty value among them
+//   (`arrayJoin`).
+// - Steps are row conditions over events; stage 0 keeps only events matching some step.
+// - Ordered (default): stage 0 groups by (identity, millisecond): a bit mask of the steps matched
+//   in that millisecond and, per step, one of its events (the smallest log id). Stage 1 groups by
+//   identity and folds (`arrayFold`) over its milliseconds in time order, keeping for each step k
+//   the latest-ending partial sequence of steps 1..k (step k strictly after step k-1, at
+//   millisecond precision, at most `within` after it). Latest-ending dominates: every later
+//   millisecond that extends an earlier partial extends it too, with a smaller gap. A
+//   millisecond completing step n counts one occurrence and clears every partial, so the next
+//   occurrence starts after it: the greedy earliest-completion count, i.e. the largest number of
+//   complete occurrences that do not overlap in time. `windowFunnel` would find only one.
+//   `_chain_ts` are the step times of the first occurrence.
+// - Unordered (`order=false`): one grouping by identity; `chain_count` is the smallest per-step
+//   count of matching events, `_chain_ts` each step's earliest time.
+// Rows: identity, `chain_count` (> 0, by `chain_count` desc unless sorted), hidden `_chain_ts`,
+// `_chain_done` (latest step-matching event, ms). For the endpoint a row hook replaces the internal
+// `_chain_ids` (the events behind `_chain_ts`) by `_chain_events` and adds `_chain_fields`; it
+// reads those events' text with one more statement per chunk of rows, bounded to the ids of the
+// rows being sent (at most steps × rows, in batches of 2000), within the query's scope, time range
+// and the batch's own time span.
+import { asText, NORM_LOG_SQL, timeText } from '../plan/columns.ts';
+import { conditionSql } from '../plan/conditions.ts';
+import { QueryCompileError } from '../plan/errors.ts';
+import { Params } from '../plan/params.ts';
+import { conditionNames, type Pipeline, type RowHook, type Stage } from '../plan/pipeline.ts';
+import type { Branch, Condition } from '../syntax/ast.ts';
+import { Args, listOf } from './args.ts';
+import { defineCommand } from './command.ts';
+import { findCommand } from './registry.ts';
+import { parseSpan, spanSeconds } from './span.ts';
+
+const STEP = 'chain(): chain step: ';
+const MAX_STEPS = 64;
+const EVENT_BATCH = 2000;
+
+/** One step's condition as SQL over events, with the fields it tests added to `fields`. */
+function stepSql(branch: Branch, p: Pipeline, fields: string[]): string {
+  const scope = p.scopeFor(p.events, true);
+  const parts: string[] = [];
+  for (const st of branch.stages) {
+    let cond: Condition;
+    if (st.kind === 'assignment') {
+      throw new QueryCompileError(`${STEP}assignments are not allowed (${st.target} := …); a step is a row condition`, st.span);
+    } else if (st.kind === 'command') {
+      const name = st.call.name.toLowerCase();
+      if (name === 'match') throw new QueryCompileError(`${STEP}match() is not allowed; a step is a row condition`, st.call.nameSpan);
+      const def = findCommand(st.call.name);
+      if (!def) throw new QueryCompileError(`${STEP}unsupported command: ${name}`, st.call.nameSpan);
+      if (!def.condition || def.apply) {
+        throw new QueryCompileError(`${STEP}only row conditions are allowed; ${def.name}() changes the shape of the result`, st.call.nameSpan);
+      }
+      cond = { kind: 'call', call: st.call, span: st.span };
+    } else {
+      cond = st.condition;
+    }
+    for (const n of conditionNames(cond)) if (n !== 'norm_log' && !fields.includes(n)) fields.push(n);
+    try {
+      parts.push(conditionSql(cond, scope));
+    } catch (e) {
+      if (e instanceof QueryCompileError) throw new QueryCompileError(STEP + e.message, e.span ?? st.span);
+      throw e;
+    }
+  }
+  // A step that is only `*` matches every event.
+  return parts.length ? parts.map((c) => `(${c})`).join(' AND ') : '1';
+}
+
+function parseOrder(args: Args): boolean {
+  const text = args.text(['order']);
+  if (text === undefined) return true;
+  const t = text.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(t)) return true;
+  if (['false', '0', 'no'].includes(t)) return false;
+  throw new QueryCompileError(`chain(): order must be true or false, got '${text}'`, args.named.get('order')?.span);
+}
+
+/** Moves order and limits written before chain() (stage 0) to its rows (§1.9 rule 4). */
+function moveOrderAndLimits(from: Stage, to: Stage): void {
+  if (from === to) return;
+  to.sort.push(...from.sort.splice(0));
+  if (from.limit !== undefined) [to.limit, from.limit] = [from.limit, undefined];
+  if (from.edge) [to.edge, from.edge] = [from.edge, undefined];
+  if (from.dedup) [to.dedup, from.dedup] = [from.dedup, undefined];
+}
+
+/** Replaces the internal `_chain_ids` by `_chain_events` and adds `_chain_fields` (see the header). */
+function chainEventsHook(p: Pipeline, fields: string[]): RowHook {
+  const { table, fractalIds, start, end } = p.options;
+  return async (rows, fetch) => {
+    const timeOf = new Map<string, number>();
+    for (const r of rows) {
+      const ids = r._chain_ids;
+      const ts = r._chain_ts;
+      if (!Array.isArray(ids) || !Array.isArray(ts)) continue;
+      ids.forEach((id, i) => timeOf.set(String(id), Number(ts[i])));
+    }
+    const found = new Map<string, { timestamp: string; norm_log: string }>();
+    const all = [...timeOf.keys()];
+    for (let i = 0; i < all.length; i += EVENT_BATCH) {
+      const batch = all.slice(i, i + EVENT_BATCH);
+      const times = batch.map((id) => timeOf.get(id)!);
+      const params = new Params();
+      const sql =
+        `SELECT toString(log_id), ${timeText('timestamp')}, ${NORM_LOG_SQL} FROM ${table}` +
+        ` WHERE fractal_id IN ${params.bind(fractalIds, 'Array(UUID)')}` +
+        ` AND timestamp >= ${params.bind(start, "DateTime64(9, 'UTC')")} AND timestamp <= ${params.bind(end, "DateTime64(9, 'UTC')")}` +
+        ` AND timestamp >= fromUnixTimestamp64Milli(${params.bind(Math.min(...times), 'Int64')})` +
+        ` AND timestamp < fromUnixTimestamp64Milli(${params.bind(Math.max(...times) + 1, 'Int64')})` +
+        ` AND log_id IN ${params.bind(batch, 'Array(UUID)')}`;
+      for (const [id, timestamp, norm] of await fetch(sql, params.values)) {
+        found.set(String(id), { timestamp: String(timestamp), norm_log: String(norm) });
+      }
+    }
+    for (const r of rows) {
+      if (!('_chain_ids' in r)) continue;
+      const ids = Array.isArray(r._chain_ids) ? r._chain_ids.map(String) : [];
+      delete r._chain_ids;
+      r._chain_events = ids.flatMap((id, i) => {
+        const e = found.get(id);
+        return e ? [{ step: i + 1, timestamp: e.timestamp, log_id: id, norm_log: e.norm_log }] : [];
+      });
+      r._chain_fields = [...fields];
+    }
+  };
+}
+
+export default defineCommand({
+  name: 'chain',
+  tier: 'STANDARD',
+  category: 'chain',
+  signature: 'chain(f1, f2, …, within=SPAN, order=true) { step ; step ; … }',
+  description:
+    'Per identity (one field, or several as aliases of one identity: _entity), counts the non-overlapping complete occurrences of the steps in written order (millisecond precision), each step at most within= after the previous one; order=false counts the steps in any order (the smallest per-step count). Steps are row conditions. Rows are ordered by chain_count desc.',
+  outputs: 'the identity field (or _entity), chain_count; hidden _chain_ts, _chain_done',
+  example: 'chain(user, within=5m) { event_id=4624; event_id=1 | image=/powershell/i } | chain_count > 1',
+  aggregates: true,
+  apply(call, p) {
+    const args = new Args(call);
+    args.allowOnly(['within', 'order']);
+    const ids = [...new Set(args.positional.flatMap(listOf))];
+    if (ids.length === 0) throw new QueryCompileError('chain() requires at least one grouping field, e.g. chain(user)', call.nameSpan);
+    const ordered = parseOrder(args);
+    const withinText = args.text(['within']);
+    if (!ordered && withinText !== undefined) {
+      throw new QueryCompileError('chain(): within= cannot be combined with order=false', args.named.get('within')?.span);
+    }
+    const branches = call.block?.branches ?? [];
+    if (branches.length < 2) throw new QueryCompileError(`chain() requires at least 2 steps, got ${branches.length}`, call.block?.span);
+    if (branches.length > MAX_STEPS) throw new QueryCompileError(`chain() supports at most ${MAX_STEPS} steps, got ${branches.length}`, call.block?.span);
+    const ev = p.events;
+    if (p.current !== ev || ev.agg) throw new QueryCompileError('chain() reads events: place it before any aggregation', call.nameSpan);
+
+    const fields: string[] = [];
+    const steps = branches.map((b) => stepSql(b, p, fields));
+    const idName = ids.length === 1 ? ids[0] : '_entity';
+    const texts = ids.map((f) => asText(p.resolveIn(ev, f)));
+    const idSql = ids.length === 1 ? texts[0] : `arrayJoin(arrayDistinct(arrayFilter(chain_v -> chain_v != '', [${texts.join(', ')}])))`;
+    ev.where.push(`(${texts.map((t) => `${t} != ''`).join(' OR ')}) AND (${steps.map((s) => `(${s})`).join(' OR ')})`);
+    const ms = 'toUnixTimestamp64Milli(timestamp)';
+
+    let final: Stage;
+    if (ordered) {
+      const mask = steps.map((s, i) => `if(${s}, bitShiftLeft(toUInt64(1), ${i}), toUInt64(0))`).join(' + ');
+      ev.agg = {
+        kind: 'group',
+        keys: [
+          { name: idName, sql: idSql, type: 'text' },
+          { name: '_chain_ms', sql: ms, type: 'number' },
+        ],
+        values: [
+          { name: '_chain_mask', sql: `groupBitOr(${mask})`, type: 'number' },
+          { name: '_chain_step_ids', sql: `[${steps.map((s) => `minIf(log_id, ${s})`).join(', ')}]`, type: 'list' },
+        ],
+      };
+      final = p.newStage();
+      const input = (name: string) => final.input!.find((c) => c.name === name)!.alias;
+      const n = p.params.bind(steps.length, 'UInt64');
+      const gap = withinText !== undefined ? ` AND g.1 - acc.1[k - 1][-1].1 <= ${p.params.bind(spanSeconds(parseSpan(withinText)) * 1000, 'Int64')}` : '';
+      const path = 'Array(Tuple(Int64, UUID))';
+      const state = `Tuple(Array(${path}), UInt64, ${path})`;
+      const empty = `CAST([], '${path}')`;
+      // acc = (partial sequence ending at step k for k = 1..n, occurrences, first occurrence);
+      // g = (millisecond, step mask, an event per step). `ns` = partials this millisecond extends.
+      const extended =
+        `arrayMap(k -> if(bitTest(g.2, k - 1) AND (k = 1 OR (length(acc.1[k - 1]) > 0${gap})),` +
+        ` arrayPushBack(if(k = 1, ${empty}, acc.1[k - 1]), (g.1, g.3[k])), ${empty}), range(1, ${n} + 1))`;
+      const next =
+        `arrayMap(ns -> CAST(if(length(ns[${n}]) > 0,` +
+        ` (arrayWithConstant(${n}, ${empty}), acc.2 + 1, if(acc.2 = 0, ns[${n}], acc.3)),` +
+        ` (arrayMap(k -> if(length(ns[k]) > 0, ns[k], acc.1[k]), range(1, ${n} + 1)), acc.2, acc.3)), '${state}'), [${extended}])[1]`;
+      const fold =
+        `arrayFold((acc, g) -> ${next}, arraySort(groupArray(tuple(${input('_chain_ms')}, ${input('_chain_mask')}, ${input('_chain_step_ids')}))),` +
+        ` CAST((arrayWithConstant(${n}, ${empty}), 0, []), '${state}'))`;
+      final.agg = {
+        kind: 'group',
+        keys: [{ name: idName, sql: input(idName), type: 'text' }],
+        values: [
+          { name: 'chain_count', sql: `tupleElement(${fold}, 2)`, type: 'number' },
+          { name: '_chain_ts', sql: `arrayMap(t -> toFloat64(t.1), tupleElement(${fold}, 3))`, type: 'list' },
+          { name: '_chain_done', sql: `toFloat64(max(${input('_chain_ms')}))`, type: 'number' },
+          { name: '_chain_ids', sql: `arrayMap(t -> toString(t.2), tupleElement(${fold}, 3))`, type: 'list' },
+        ],
+      };
+      moveOrderAndLimits(ev, final);
+    } else {
+      final = ev;
+      ev.agg = {
+        kind: 'group',
+        keys: [{ name: idName, sql: idSql, type: 'text' }],
+        values: [
+          { name: 'chain_count', sql: `arrayMin([${steps.map((s) => `countIf(${s})`).join(', ')}])`, type: 'number' },
+          { name: '_chain_ts', sql: `[${steps.map((s) => `toFloat64(minIf(${ms}, ${s}))`).join(', ')}]`, type: 'list' },
+          { name: '_chain_done', sql: `toFloat64(max(${ms}))`, type: 'number' },
+          { name: '_chain_ids', sql: `[${steps.map((s) => `toString(argMinIf(log_id, (timestamp, log_id), ${s}))`).join(', ')}]`, type: 'list' },
+        ],
+      };
+    }
+    for (const h of ['_chain_ts', '_chain_done', '_chain_ids']) final.hiddenOutputs.add(h);
+    for (const name of ['chain_count', '_chain_ts', '_chain_done', '_chain_ids']) p.markDerived(name);
+    // `_entity` exists only in the chain's rows; a named identity field still filters events (§1.9 rule 1).
+    if (idName === '_entity') p.markDerived('_entity');
+    const count = p.outputsOf(final).find((c) => c.name === 'chain_count')!;
+    final.post.push(`${count.alias} > 0`);
+    final.defaultSort = [
+      { name: 'chain_count', desc: true },
+      { name: idName, desc: false },
+    ];
+    p.rowHooks.push(chainEventsHook(p, fields));
+  },
+});
