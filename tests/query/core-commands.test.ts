@@ -313,3 +313,35 @@ describe('errors', () => {
     assert.equal(rev.status, 400);
   });
 });
+
+describe('planner corner cases', () => {
+  test('in() and cidr() after an aggregation read its output columns', async () => {
+    assert.deepEqual((await run('groupBy(user) | in(_count, values=[2, 3]) | sort(user)')).results.map((r) => r.user), ['alice', 'bob']);
+    assert.deepEqual((await run('count() | in(_count, values=[8])')).results, [{ _count: 8 }]);
+  });
+
+  test('a filter on an aggregate renamed with as= filters the aggregated rows', async () => {
+    const r = await run('groupBy(host) | multi(count(field=user, distinct=true, as=people)) | people=3');
+    assert.deepEqual(r.results, [{ host: 'web1', _count: 4, people: 3 }]);
+  });
+
+  test('dedup() before groupBy dedups the events first', async () => {
+    const r = await run('dedup(user) | groupBy(host) | sort(host)');
+    assert.deepEqual(r.results, [
+      { host: 'db1', _count: 1 },
+      { host: 'web1', _count: 3 },
+      { host: 'web2', _count: 1 },
+    ]);
+  });
+
+  test('table() after an aggregation with a name it does not produce shows it empty', async () => {
+    const r = await run('groupBy(user) | sort(user) | table(user, nothing)');
+    assert.deepEqual(r.field_order, ['user', 'nothing']);
+    assert.deepEqual(r.results[0], { user: 'alice', nothing: '' });
+  });
+
+  test('a non-numeric operand in arithmetic gives an empty value', async () => {
+    const r = await run('x := bytes * 2A | head(1)');
+    assert.equal(r.results[0].x, null);
+  });
+});

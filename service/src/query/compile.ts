@@ -80,12 +80,12 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     start: chTime(options.start),
     end: chTime(options.end),
     commentedLogIds: options.commentedLogIds,
-    callCondition: (pipe, cond) => {
+    callCondition: (pipe, cond, resolve) => {
       const def = findCommand(cond.call.name);
       if (!def?.condition) {
         throw new QueryCompileError(`${cond.call.name.toLowerCase()}() cannot be used as a condition`, cond.call.nameSpan);
       }
-      return def.condition(cond.call, pipe, (n) => pipe.resolveIn(pipe.events, n));
+      return def.condition(cond.call, pipe, resolve);
     },
   });
   for (const stage of ast.stages) planStage(stage, p);

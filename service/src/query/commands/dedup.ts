@@ -26,6 +26,7 @@ export default defineCommand({
         );
       }
     }
+    if (!stage.agg) stage.dedupEvents = true;
     stage.dedup = [...(stage.dedup ?? []), ...fields];
   },
 });

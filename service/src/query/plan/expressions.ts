@@ -1,6 +1,7 @@
 // Right-hand sides of `:=` (query-language.md §1.6) to SQL.
 import type { Expr } from '../syntax/ast.ts';
 import { asNumberOrNull, type Column } from './columns.ts';
+import { isNumeric } from './conditions.ts';
 import type { Params } from './params.ts';
 
 const isArithmetic = (e: Expr): boolean => e.kind === 'binary' || (e.kind === 'paren' && isArithmetic(e.expr));
@@ -28,7 +29,8 @@ export function assignmentColumn(expr: Expr, name: string, resolve: (n: string) 
 export function arithmeticSql(expr: Expr, resolve: (n: string) => Column, params: Params): string {
   switch (expr.kind) {
     case 'number':
-      return `toFloat64(${params.number(Number(expr.text))})`;
+      // A value token that is not a number (`2A`) is a non-numeric operand: null (§1.6).
+      return isNumeric(expr.text) ? `toFloat64(${params.number(Number(expr.text))})` : "CAST(NULL, 'Nullable(Float64)')";
     case 'string':
       return `toFloat64OrNull(${params.text(expr.text)})`;
     case 'name':

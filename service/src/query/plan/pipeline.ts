@@ -88,6 +88,8 @@ export class Stage {
   /** `head`/`tail` on events: earliest or latest n. */
   edge?: { which: 'head' | 'tail'; n: number };
   dedup?: string[];
+  /** The dedup was written before this stage aggregated: it applies to events, not groups. */
+  dedupEvents?: boolean;
   /** `table()`: the listed columns, in order. */
   projection?: string[];
   /** Window functions of the stage (see StageWindow). */
@@ -130,7 +132,8 @@ export interface PipelineOptions {
   /** ClickHouse DateTime64 text, UTC. */
   start: string;
   end: string;
-  callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>): string;
+  /** Plans a condition function (`in`, `cidr`, `comment`) whose field names resolve with `resolve`. */
+  callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>, resolve: (name: string) => Column): string;
   /** How `comment()` reads analysts' comments; absent where none can be read (it then fails to compile). */
   commentedLogIds?: CommentedLogIds;
 }
@@ -322,7 +325,7 @@ export class Pipeline {
     return {
       params: this.params,
       resolve: (n) => this.resolveIn(stage, n),
-      callCondition: (c) => this.options.callCondition(this, c),
+      callCondition: (c) => this.options.callCondition(this, c, (n) => this.resolveIn(stage, n)),
       fullText: () => (events ? { name: 'norm_log', sql: NORM_LOG_SQL, type: 'text' } : undefined),
       noteRegex: (p) => this.regexes.push(p),
     };
@@ -331,13 +334,14 @@ export class Pipeline {
   /** A scope over a stage's output columns (HAVING), by alias. */
   outputScope(stage: Stage): ConditionScope {
     const outs = this.outputsOf(stage);
+    const resolve = (n: string): Column => {
+      const c = outs.find((o) => o.name === n);
+      return c ? { name: n, sql: c.alias, type: c.type } : absentColumn(n);
+    };
     return {
       params: this.params,
-      resolve: (n) => {
-        const c = outs.find((o) => o.name === n);
-        return c ? { name: n, sql: c.alias, type: c.type } : absentColumn(n);
-      },
-      callCondition: (c) => this.options.callCondition(this, c),
+      resolve,
+      callCondition: (c) => this.options.callCondition(this, c, resolve),
       fullText: () => undefined,
       noteRegex: (p) => this.regexes.push(p),
     };
@@ -452,7 +456,11 @@ export class Pipeline {
     // A projection after an aggregation keeps the listed columns in their order; on events the
     // rows are unpacked from norm_log and the projection is applied when shaping them.
     if (stage.projection && !stage.isEvents) {
-      return stage.projection.flatMap((n) => cols.filter((c) => c.name === n));
+      // A listed name the previous stage does not produce is an absent (empty) column.
+      return stage.projection.flatMap((n) => {
+        const found = cols.filter((c) => c.name === n);
+        return found.length ? found : [out(n, "''", 'text')];
+      });
     }
     return cols;
   }
@@ -467,6 +475,13 @@ export class Pipeline {
     const post = [...stage.post, ...(overGroups ? stage.windowWhere : [])];
     const statistics = stage.windows.map((w) => `(${this.statisticsSql(stage, w)}) AS ${w.alias}`);
     let sql = `${statistics.length ? `WITH ${statistics.join(', ')} ` : ''}SELECT ${select} FROM ${from}`;
+    // dedup() before an aggregation keeps the newest event per combination, then aggregates.
+    const dedupEvents = stage.isEvents && !!stage.agg && !!stage.dedup?.length && !!stage.dedupEvents;
+    if (dedupEvents) {
+      const keys = stage.dedup!.map((n) => asText(this.resolveIn(stage, n)));
+      const filtered = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
+      where.push(`log_id IN (SELECT argMax(log_id, (timestamp, log_id)) FROM ${from}${filtered} GROUP BY ${keys.join(', ')})`);
+    }
     if (where.length) sql += ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}`;
     if (stage.agg && stage.agg.keys.length) {
       sql += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
@@ -475,7 +490,7 @@ export class Pipeline {
     if (stage.qualify.length) sql += ` QUALIFY ${stage.qualify.map((w) => `(${w})`).join(' AND ')}`;
     const order = this.orderSql(stage, outs);
     if (order) sql += ` ORDER BY ${order}`;
-    if (stage.dedup?.length) {
+    if (stage.dedup?.length && !dedupEvents) {
       const by = stage.dedup.map((n) => {
         const c = outs.find((o) => o.name === n);
         return c ? c.alias : asText(this.resolveIn(stage, n));
