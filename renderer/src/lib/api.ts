@@ -27,6 +27,11 @@ export function onUnauthorized(handler: () => void): void {
   unauthorizedHandler = handler;
 }
 
+/** For a 401 met outside request() (the query endpoints answer without the envelope): shows sign-in too. */
+export function reportUnauthorized(): void {
+  unauthorizedHandler?.();
+}
+
 export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   let body: string | undefined;
