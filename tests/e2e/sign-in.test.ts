@@ -43,6 +43,8 @@ test('sign in, see the default fractal and its ingest token, sign out', async ()
 
   await page.getByLabel('Password').fill(ADMIN_PASSWORD);
   await page.getByLabel('Password').press('Enter');
+  // The search workspace is the default screen; the fractal's home shows its ingest tokens.
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
   await page.getByRole('heading', { name: 'Ingest tokens' }).waitFor({ timeout: 10_000 });
   const token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(a.context.fractals.defaultFractal()!.id)[0]!);
   // Masked until asked for; then the real value of the default fractal's token.
