@@ -10,7 +10,7 @@ import { presentedCredential } from '../auth/access.ts';
 import type { Context } from '../context.ts';
 import { HttpError } from '../http/errors.ts';
 import { flatten } from './flatten.ts';
-import { parseJsonRecord } from './parsers/json.ts';
+import { parseJsonRecord, parsePlainJsonRecord } from './parsers/json.ts';
 import { parseKv } from './parsers/kv.ts';
 import { ParseError } from './parsers/parse-error.ts';
 import { parseSyslog } from './parsers/syslog.ts';
@@ -21,6 +21,7 @@ import { formatNs, nowNs, resolveTimestamp } from './timestamps.ts';
 import { TokenBucket } from './rate-limit.ts';
 import { TokenCache, type CachedToken } from './token-cache.ts';
 import type { AcceptResult, IncomingRecord, RecordOutcome } from './types.ts';
+import { keyCount, plainObjectMembers } from './verbatim.ts';
 
 export type ResolvedToken = CachedToken;
 
@@ -187,13 +188,22 @@ export class Ingest implements IngestPipeline {
     for (let i = 0; i < records.length; i++) {
       const rec = records[i]!;
       try {
-        const obj = rec.fields ?? (parser && rec.text.charCodeAt(0) !== 0x7b ? parser(rec.text) : parseJsonRecord(rec.text));
+        let obj: Record<string, unknown>;
+        let members = -1;
+        if (rec.fields) obj = rec.fields;
+        else if (parser && rec.text.charCodeAt(0) !== 0x7b) obj = parser(rec.text);
+        else {
+          members = plainObjectMembers(rec.text);
+          obj = members >= 0 ? parsePlainJsonRecord(rec.text) : parseJsonRecord(rec.text);
+        }
         const fields = token.normalize(flatten(obj));
+        // Unchanged by flatten and normalize, and no key given twice: the text is the fields value.
+        const fieldsJson = members >= 0 && fields === obj && keyCount(obj) === members ? rec.text : JSON.stringify(fields);
         const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
         const logId = randomUUID();
         current ??= new RowWriter(records, i);
         current.add(
-          `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)},"fields":${JSON.stringify(fields)}}\n`,
+          `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)},"fields":${fieldsJson}}\n`,
         );
         if (current.count === MAX_BATCH_LOGS) {
           chunks.push(current);

@@ -14,3 +14,15 @@ export function parseJsonRecord(text: string): Record<string, unknown> {
   }
   return v as Record<string, unknown>;
 }
+
+/**
+ * parseJsonRecord for a text that verbatim.ts found plain: JSON.parse alone is exact for it. A text
+ * that fails is parsed again the ordinary way, so the refusal reads the same.
+ */
+export function parsePlainJsonRecord(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return parseJsonRecord(text);
+  }
+}
