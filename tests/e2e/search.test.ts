@@ -4,7 +4,7 @@
 // in and out, see a syntax error underlined with the service's message, export CSV and NDJSON and read
 // them back, step rows with j/k and open one, change the time preset (in the address) and reload into the
 // same view, be offered the fractal's span when the range is empty, follow new logs live, and come back to
-// the same view after the session expires. Screenshots go to test-artifacts/ for a person to look at.
+// the same view after the session expires; cancel a running query. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -226,7 +226,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await page.close();
 });
 
-test('search workspace: empty default range offers the span, live tail, drag-zoom, expired session returns to the same view', async () => {
+test('search workspace: empty default range offers the span, drag-zoom, live tail, cancel, expired session returns to the same view', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(a.url + '/#/search?q=user%3Dmallory&t=24h');
   await signIn(page);
@@ -263,6 +263,18 @@ test('search workspace: empty default range offers the span, live tail, drag-zoo
   await page.locator('[role="row"][data-i]', { hasText: 'tailed event' }).waitFor({ timeout: 15_000 });
   assert.match(await status(page).innerText(), /\+1 live/);
   await page.getByRole('button', { name: 'Live' }).click();
+
+  // ---- a query in progress shows its progress and can be cancelled (the stream is held back here)
+  await page.route('**/api/v1/query/stream', async (route) => {
+    await new Promise((r) => setTimeout(r, 3000));
+    await route.continue().catch(() => undefined); // cancelled meanwhile
+  });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => /Running… 0 rows · \d/.test(document.querySelector('.toolbar [role="status"]')?.textContent ?? ''));
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.waitForFunction(() => /Cancelled after 0 rows/.test(document.querySelector('.toolbar [role="status"]')?.textContent ?? ''));
+  await page.getByRole('button', { name: 'Run' }).waitFor();
+  await page.unroute('**/api/v1/query/stream');
 
   // ---- the session ends: sign-in, then the same view
   const before = page.url();

@@ -48,6 +48,8 @@ export class SearchResults {
   /** The request that produced these results (live tail and "load more" repeat it). */
   request = $state.raw<QueryBody | null>(null);
   elapsedMs = $state(0);
+  /** Rows of the current run so far (the previous result stays on screen until the first ones arrive). */
+  received = $state(0);
   /** Bumped when live tail puts rows on top: the table keeps what the user was looking at in place. */
   prepended = $state.raw<{ n: number; seq: number }>({ n: 0, seq: 0 });
   liveError = $state<string | null>(null);
@@ -79,6 +81,7 @@ export class SearchResults {
     this.liveError = null;
     this.startedAt = opts.pressedAt ?? performance.now();
     this.elapsedMs = 0;
+    this.received = opts.append ? this.rows.length : 0;
     this.fresh = !opts.append;
     this.nextMeta = null;
     if (!opts.append) {
@@ -229,6 +232,7 @@ export class SearchResults {
     this.pending = [];
     if (this.fresh) this.swapIn(batch);
     else this.rows = this.rows.concat(batch);
+    this.received = this.rows.length;
   }
 
   /** Fetches the next page (a search paged because the row cap is off). */
