@@ -1,0 +1,244 @@
+// UI benchmark of the search workspace (issue 5). Prints figures; asserts nothing.
+//
+//   npm run bench:ui [-- --logs 12000 --runs 5 --headed]
+//
+// 1. Starts the appliance in this process on a fresh data directory and ingests N generated logs through
+//    the real ingest endpoint with the default fractal's token (NDJSON batches).
+// 2. Drives Debian's Chromium (playwright-core) to the workspace, and for each run presses Ctrl+Enter on
+//    `*` (the row cap, 10,000 by default, makes it a 10,000-row result) and reads the page's own marks
+//    ((window as unknown as PerfWindow).__searchPerf, set by the workspace): key press, response headers, first `rows` frame, first
+//    frame painted with rows, last row in.
+// 3. Scrolls the 10,000-row table in the page with requestAnimationFrame, counting frames: a steady
+//    wheel-like pass (120 px per frame for 4 s) and a fling from the first row to the last.
+// Targets printed next to the figures: first rows painted within 300 ms of the response; ≥ 50 fps.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { startAppliance } from '../../service/src/appliance.ts';
+import { loadConfig } from '../../service/src/config.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    logs: { type: 'string', default: '12000' },
+    runs: { type: 'string', default: '5' },
+    headed: { type: 'boolean', default: false },
+  },
+});
+const LOGS = Number(args.logs);
+const RUNS = Number(args.runs);
+const root = path.resolve(import.meta.dirname, '../..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PASSWORD = 'bench-password-1';
+
+const hosts = Array.from({ length: 40 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
+const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
+const users = ['alice', 'bob', 'carol', 'dave', 'eve', 'mallory', 'svc-backup'];
+const paths = ['/api/v1/orders', '/api/v1/users/42', '/login', '/static/app.js', '/api/v1/search?q=shoes', '/health'];
+function makeLog(i: number, t0: number): string {
+  const r = (n: number) => (i * 2654435761 + n * 40503) % 1000003;
+  return JSON.stringify({
+    timestamp: new Date(t0 + i * 250).toISOString(),
+    host: hosts[r(1) % hosts.length],
+    service: services[r(2) % services.length],
+    level: ['info', 'info', 'warn', 'error', 'debug'][r(3) % 5],
+    src_ip: `10.${r(4) % 256}.${r(5) % 256}.${r(6) % 256}`,
+    method: r(7) % 5 === 0 ? 'POST' : 'GET',
+    path: paths[r(8) % paths.length],
+    status: [200, 200, 200, 201, 304, 404, 500, 503][r(9) % 8],
+    bytes: r(10) % 50000,
+    latency_ms: (r(11) % 5000) / 10,
+    user: users[r(12) % users.length],
+    message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
+  });
+}
+
+/** What the workspace records for each run (renderer/src/lib/search/results.svelte.ts). */
+interface PerfWindow {
+  __searchPerf?: {
+    runId: number;
+    pressedAt: number;
+    responseAt: number | null;
+    firstRowsAt: number | null;
+    firstPaintAt: number | null;
+    doneAt: number | null;
+    rows: number;
+    executionMs: number | null;
+  };
+}
+
+interface Pass {
+  frames: number;
+  seconds: number;
+  worst: number;
+  long: number;
+}
+interface ScrollFigures {
+  wheel: Pass;
+  fling: Pass;
+  rendered: number;
+  lastRow: string | undefined;
+}
+
+/** Runs in the page: scrolls the results grid frame by frame and counts requestAnimationFrame callbacks. */
+const SCROLL_IN_PAGE = `
+  const grid = document.querySelector('[role="grid"]');
+  const measure = (step) =>
+    new Promise((resolve) => {
+      let frames = 0;
+      let last = performance.now();
+      const start = last;
+      let worst = 0;
+      let long = 0;
+      const tick = (now) => {
+        const gap = now - last;
+        last = now;
+        if (frames > 0) {
+          worst = Math.max(worst, gap);
+          if (gap > 20) long++;
+        }
+        frames++;
+        if (step(now - start)) requestAnimationFrame(tick);
+        else resolve({ frames, seconds: (now - start) / 1000, worst, long });
+      };
+      requestAnimationFrame(tick);
+    });
+  const settle = () => new Promise((r) => setTimeout(r, 200));
+  grid.scrollTop = 0;
+  await settle();
+  const wheel = await measure((t) => {
+    grid.scrollTop += 120;
+    return t < 4000;
+  });
+  grid.scrollTop = 0;
+  await settle();
+  const end = grid.scrollHeight - grid.clientHeight;
+  const fling = await measure(() => {
+    grid.scrollTop = Math.min(end, grid.scrollTop + 1200);
+    return grid.scrollTop < end;
+  });
+  const rendered = grid.querySelectorAll('[role="row"][data-i]').length;
+  const lastRow = grid.querySelector('[role="row"][data-i]:last-child')?.dataset.i;
+  return { wheel, fling, rendered, lastRow };
+`;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const ms = (n: number) => `${n.toFixed(0).padStart(5)} ms`;
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+
+async function main() {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-ui-'));
+  const a = await startAppliance(
+    loadConfig({ SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_DATA_DIR: dir, SVC_ADMIN_PASSWORD: PASSWORD, SVC_LOG_LEVEL: 'silent' }),
+    { log: false },
+  );
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: !args.headed,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    // ---- data through the real ingest endpoint
+    const f = a.context.fractals.defaultFractal()!;
+    const token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!);
+    const t0 = Date.now() - LOGS * 250 - 60_000;
+    process.stdout.write(`Ingesting ${LOGS.toLocaleString('en-US')} logs… `);
+    for (let b = 0; b < LOGS; b += 2000) {
+      const body = Array.from({ length: Math.min(2000, LOGS - b) }, (_, k) => makeLog(b + k, t0)).join('\n');
+      const r = await fetch(`${a.url}/api/v1/ingest`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      if (r.status !== 200) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
+    }
+    for (let i = 0; ; i++) {
+      const s = await a.context.logs.stats(f.id);
+      if (s.log_count >= LOGS) break;
+      if (i > 600) throw new Error(`only ${s.log_count} logs stored after 60 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    console.log('stored.');
+
+    // ---- the workspace
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await page.goto(`${a.url}/#/search?q=&t=24h`);
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.cm-content').waitFor();
+    await page.waitForFunction(() => (window as unknown as PerfWindow).__searchPerf?.doneAt != null, undefined, { timeout: 60_000 });
+
+    const runs: Array<{ press: number; headers: number; frame: number; done: number; rows: number; service: number }> = [];
+    for (let i = 0; i < RUNS + 1; i++) {
+      const before = await page.evaluate(() => (window as unknown as PerfWindow).__searchPerf?.runId ?? 0);
+      await page.locator('.cm-content').click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText('*');
+      await page.keyboard.press('Control+Enter');
+      await page.waitForFunction(
+        (before) => {
+          const p = (window as unknown as PerfWindow).__searchPerf;
+          return !!p && p.runId !== before && p.doneAt != null && p.firstPaintAt != null;
+        },
+        before,
+        { timeout: 60_000 },
+      );
+      const p = (await page.evaluate(() => (window as unknown as PerfWindow).__searchPerf))!;
+      if (i === 0) continue; // warm-up: code paths, engine caches
+      runs.push({
+        press: p.firstPaintAt! - p.pressedAt,
+        headers: p.firstPaintAt! - p.responseAt!,
+        frame: p.firstPaintAt! - p.firstRowsAt!,
+        done: p.doneAt! - p.pressedAt,
+        rows: p.rows,
+        service: p.executionMs ?? NaN,
+      });
+    }
+    const shown = await page.locator('[role="grid"]').getAttribute('aria-rowcount');
+
+    // ---- scrolling the table, frames counted in the page
+    // Passed as text: the TypeScript loader would otherwise add helper calls the page does not have.
+    const scroll = (await page.evaluate(`(async () => {${SCROLL_IN_PAGE}})()`)) as ScrollFigures;
+
+    const fps = (m: { frames: number; seconds: number }) => (m.frames - 1) / m.seconds;
+    const press = median(runs.map((r) => r.press));
+    const headers = median(runs.map((r) => r.headers));
+    const frame = median(runs.map((r) => r.frame));
+    const done = median(runs.map((r) => r.done));
+    const service = median(runs.map((r) => r.service));
+    console.log('');
+    console.log(`Search workspace, Chromium ${browser.version()}, 1280×720, ${RUNS} runs of "*" (medians), ${runs[0]?.rows.toLocaleString('en-US')} rows per result (table aria-rowcount ${shown})`);
+    console.log(`  Ctrl+Enter → first rows painted          ${ms(press)}`);
+    console.log(`  response headers → first rows painted    ${ms(headers)}   target ≤ 300 ms: ${verdict(headers <= 300)}`);
+    console.log(`  first rows frame → first rows painted    ${ms(frame)}   target ≤ 300 ms: ${verdict(frame <= 300)}`);
+    console.log(`  Ctrl+Enter → all rows in                 ${ms(done)}`);
+    console.log(`  the service's execution_ms (done frame)  ${ms(service)}   (the engine sorts before the first row: headers→paint is mostly this)`);
+    console.log(`  per run (press→paint / headers→paint / frame→paint / all rows in / service):`);
+    for (const r of runs) console.log(`    ${ms(r.press)} / ${ms(r.headers)} / ${ms(r.frame)} / ${ms(r.done)} / ${ms(r.service)}`);
+    console.log(`Scrolling the ${shown ? Number(shown) - 1 : '?'}-row table (${scroll.rendered} rows in the DOM at a time):`);
+    console.log(
+      `  steady 120 px/frame for ${scroll.wheel.seconds.toFixed(1)} s   ${fps(scroll.wheel).toFixed(1).padStart(5)} fps   worst frame ${scroll.wheel.worst.toFixed(1)} ms, ${scroll.wheel.long} frames > 20 ms   target ≥ 50 fps: ${verdict(fps(scroll.wheel) >= 50)}`,
+    );
+    console.log(
+      `  fling, first row to last (row ${scroll.lastRow})  ${fps(scroll.fling).toFixed(1).padStart(5)} fps   worst frame ${scroll.fling.worst.toFixed(1)} ms, ${scroll.fling.long} frames > 20 ms   target ≥ 50 fps: ${verdict(fps(scroll.fling) >= 50)}`,
+    );
+  } finally {
+    await browser.close();
+    await a.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
