@@ -1,6 +1,6 @@
-// GET /api/v1/logs/recent, /logs/histogram, /logs/fields and POST /api/v1/logs/by-timestamp:
-// the quick reads of the search workspace, scoped like queries (fractal_id or prism_id, else the
-// session's selection).
+// GET /api/v1/logs/recent, /logs/histogram, /logs/fields and POST /api/v1/logs/by-timestamp,
+// /logs/surrounding: the quick reads of the search workspace, scoped like queries (fractal_id or
+// prism_id, else the session's selection).
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
@@ -10,6 +10,7 @@ import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
 import { executableSql, runQueryRows, unpackFields } from '../query/run.ts';
+import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';
 
 const ScopeQuery = Type.Object({
   fractal_id: Type.Optional(Type.String()),
@@ -128,6 +129,41 @@ export async function logsRoutes(app: App, ctx: Context) {
           fields: unpackFields(row.fields_text),
         },
       };
+    },
+  );
+
+  const Count = Type.Integer({ minimum: 0, maximum: MAX_SURROUNDING });
+  app.post(
+    '/api/v1/logs/surrounding',
+    {
+      config: { access: { authenticated: true } },
+      schema: {
+        body: Type.Object({
+          fractal_id: Type.String({ minLength: 1 }),
+          timestamp: Type.String({ minLength: 1, maxLength: 64 }),
+          log_id: Type.String({ minLength: 1 }),
+          before: Type.Optional(Count),
+          after: Type.Optional(Count),
+          same: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+        }),
+      },
+    },
+    async (req) => {
+      const body = req.body as { fractal_id: string; timestamp: string; log_id: string; before?: number; after?: number; same?: string };
+      const scope = resolveReadScope(ctx, req.principal, { fractal_id: body.fractal_id });
+      const data = await surroundingLogs(
+        ctx.ch,
+        {
+          fractalId: scope.id,
+          timestamp: body.timestamp,
+          logId: body.log_id,
+          before: body.before ?? DEFAULT_SURROUNDING,
+          after: body.after ?? DEFAULT_SURROUNDING,
+          same: body.same,
+        },
+        timeoutS(),
+      );
+      return { success: true, data };
     },
   );
 }
