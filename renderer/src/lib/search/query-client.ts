@@ -65,6 +65,8 @@ export interface DoneFrame {
 export interface StreamHandlers {
   /** The HTTP response arrived (headers): the query was accepted and rows will follow. */
   response?(): void;
+  /** The first bytes of the first `rows` frame arrived (before the frame is complete and parsed). */
+  rowBytes?(): void;
   meta(m: QueryMeta): void;
   rows(rows: Array<Record<string, unknown>>): void;
   histogram(h: HistogramFrame): void;
@@ -138,10 +140,17 @@ export async function streamQuery(body: QueryBody, h: StreamHandlers, signal: Ab
         break;
     }
   };
+  let tail = '';
+  let sawRows = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
+      if (!sawRows && (tail + value).includes('event: rows')) {
+        sawRows = true;
+        h.rowBytes?.();
+      }
+      if (!sawRows) tail = value.slice(-16);
       for (const f of parser.push(value)) onFrame(f.event, f.data);
     }
     for (const f of parser.end()) onFrame(f.event, f.data);

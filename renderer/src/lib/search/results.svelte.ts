@@ -21,6 +21,9 @@ export interface PerfMarks {
   runId: number;
   pressedAt: number;
   responseAt: number | null;
+  /** The first bytes of row data arrived. */
+  rowBytesAt: number | null;
+  /** The first rows frame was complete and parsed. */
   firstRowsAt: number | null;
   firstPaintAt: number | null;
   doneAt: number | null;
@@ -94,6 +97,7 @@ export class SearchResults {
       runId: my,
       pressedAt: this.startedAt,
       responseAt: null,
+      rowBytesAt: null,
       firstRowsAt: null,
       firstPaintAt: null,
       doneAt: null,
@@ -112,6 +116,9 @@ export class SearchResults {
         {
           response: () => {
             perf.responseAt = performance.now();
+          },
+          rowBytes: () => {
+            perf.rowBytesAt = performance.now();
           },
           meta: (m) => {
             if (live() && !opts.append) this.nextMeta = m;
