@@ -88,7 +88,8 @@ async function waitRows(page: Page, n: number) {
   await page.waitForFunction(
     (n) => {
       const s = document.querySelector('.toolbar [role="status"]')?.textContent ?? '';
-      return !/Running/.test(s) && document.querySelectorAll('[role="grid"] [role="row"][data-i]').length === n && (n > 0 || /\b0\b/.test(s));
+      const count = Number(document.querySelector('[role="grid"]')?.getAttribute('aria-rowcount') ?? 0) - 1; // minus the header row
+      return !/Running/.test(s) && count === n && (n > 0 || /\b0\b/.test(s));
     },
     n,
     { timeout: 15_000 },
@@ -253,15 +254,30 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   assert.ok(new Date(zoomed.get('to')!) < new Date(Date.now() - 30 * 86400_000), 'the range ends long before now');
   assert.match(await page.getByRole('button', { name: /^Time range:/ }).innerText(), /→/);
 
-  // ---- live tail: new logs appear on top without a re-run by hand
+  // ---- live tail: new logs go on top without a re-run by hand, and the rows being read stay in place
+  await ingest(
+    a,
+    token,
+    fractalId,
+    Array.from({ length: 40 }, (_, i) => ({ timestamp: ago(2 + i / 10), host: 'live', msg: `bulk event ${i}` })),
+  );
   await setQuery(page, 'host=live');
   await page.getByRole('button', { name: /^Time range:/ }).click();
   await page.getByRole('button', { name: 'Last 15 minutes' }).click();
-  await waitRows(page, 0);
+  await waitRows(page, 40);
+  const grid = page.locator('[role="grid"]');
+  await grid.evaluate((el) => (el.scrollTop = 240)); // row 10 at the top of the view
+  const reading = await page.locator('[role="row"][data-i="10"]').innerText();
   await page.getByRole('button', { name: 'Live' }).click();
   await ingest(a, token, fractalId, [{ timestamp: new Date().toISOString(), host: 'live', msg: 'tailed event' }]);
-  await page.locator('[role="row"][data-i]', { hasText: 'tailed event' }).waitFor({ timeout: 15_000 });
-  assert.match(await status(page).innerText(), /\+1 live/);
+  await page.waitForFunction(() => /\+1 live/.test(document.querySelector('.toolbar [role="status"]')?.textContent ?? ''), undefined, {
+    timeout: 15_000,
+  });
+  assert.equal(await grid.evaluate((el) => el.scrollTop), 264, 'moved down by the one new row');
+  assert.equal(await page.locator('[role="row"][data-i="11"]').innerText(), reading, 'the same event is still at the top of the view');
+  await grid.evaluate((el) => (el.scrollTop = 0));
+  await page.locator('[role="row"][data-i="0"]', { hasText: 'tailed event' }).waitFor();
+  assert.equal(await rows(page).count() > 0, true);
   await page.getByRole('button', { name: 'Live' }).click();
 
   // ---- a query in progress shows its progress and can be cancelled (the stream is held back here)
@@ -288,5 +304,13 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   assert.equal(await queryText(page), 'user=bob');
   assert.match(page.url(), /q=user%3Dbob&t=15m/);
   assert.notEqual(page.url(), before);
+
+  // ---- another page and back by "Search": the same view, not an empty one
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await page.getByRole('heading', { name: 'default', level: 1 }).waitFor();
+  await page.getByRole('link', { name: 'Search', exact: true }).click();
+  await waitRows(page, 2);
+  assert.equal(await queryText(page), 'user=bob');
+  assert.match(page.url(), /#\/search\?q=user%3Dbob&t=15m/);
   await page.close();
 });
