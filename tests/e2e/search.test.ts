@@ -129,6 +129,9 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   const firstTime = rows(page).first().locator('.time');
   assert.match((await firstTime.getAttribute('title'))!, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/);
   await shot(page, 'search-results.png');
+  await page.getByRole('button', { name: /Switch to light/ }).click();
+  await shot(page, 'search-results-light.png');
+  await page.getByRole('button', { name: /Switch to dark/ }).click();
 
   // ---- click a value: field=value is added and the query runs again with fewer rows
   await rows(page).first().locator('[data-f="user"]').click();
