@@ -5,15 +5,20 @@
 //   (`arrayJoin`).
 // - Steps are row conditions over events; stage 0 keeps only events matching some step.
 // - Ordered (default): stage 0 groups by (identity, millisecond): a bit mask of the steps matched
-//   in that millisecond and, per step, one of its events (the smallest log id). Stage 1 groups by
-//   identity and folds (`arrayFold`) over its milliseconds in time order, keeping for each step k
-//   the latest-ending partial sequence of steps 1..k (step k strictly after step k-1, at
-//   millisecond precision, at most `within` after it). Latest-ending dominates: every later
-//   millisecond that extends an earlier partial extends it too, with a smaller gap. A
-//   millisecond completing step n counts one occurrence and clears every partial, so the next
-//   occurrence starts after it: the greedy earliest-completion count, i.e. the largest number of
-//   complete occurrences that do not overlap in time. `windowFunnel` would find only one.
-//   `_chain_ts` are the step times of the first occurrence.
+//   in that millisecond and, per step, one of its events (the smallest log id); each step must
+//   come strictly after the previous one, at most `within` after it. The count is greedy: the
+//   earliest-ending occurrence, then the earliest-ending one starting after it, …: the largest
+//   number of complete occurrences that do not overlap in time. Keeping, per step k, the
+//   latest-ending partial sequence 1..k finds it (a later end extends to everything an earlier
+//   one does, with smaller gaps). The engine's `sequenceCount` counts non-overlapping matches of
+//   `(?1)(?t<=W)(?2)…` (`(?1).*(?2)…` without within) but backtracks, which exceeds its iteration
+//   cap on dense identities, and `arrayFold` over long arrays is far too slow; `windowFunnel`
+//   finds one occurrence only. So window passes first keep only the step bits that can matter:
+//   a_k = step k with an a_(k-1) at most `within` before it (forward), u_k = an a_k that is the
+//   latest a_k before some u_(k+1) (backward, u_n = a_n). On what is left, from any usable step
+//   event the first usable event of the next step continues it, so `sequenceCount` never
+//   backtracks and its leftmost match is the earliest-ending one: exactly the greedy count.
+//   `sequenceMatchEvents` gives the first occurrence's times (`_chain_ts`).
 // - Unordered (`order=false`): one grouping by identity; `chain_count` is the smallest per-step
 //   count of matching events, `_chain_ts` each step's earliest time.
 // Rows: identity, `chain_count` (> 0, by `chain_count` desc unless sorted), hidden `_chain_ts`,
@@ -34,7 +39,8 @@ import { findCommand } from './registry.ts';
 import { parseSpan, spanSeconds } from './span.ts';
 
 const STEP = 'chain(): chain step: ';
-const MAX_STEPS = 64;
+/** The engine's sequence functions take at most 32 conditions. */
+const MAX_STEPS = 32;
 const EVENT_BATCH = 2000;
 
 /** One step's condition as SQL over events, with the fields it tests added to `fields`. */
@@ -78,13 +84,15 @@ function parseOrder(args: Args): boolean {
   throw new QueryCompileError(`chain(): order must be true or false, got '${text}'`, args.named.get('order')?.span);
 }
 
-/** Moves order and limits written before chain() (stage 0) to its rows (§1.9 rule 4). */
+/**
+ * Moves order and limits written before chain() (stage 0) to its rows (§1.9 rule 4). A dedup()
+ * written before it stays: it dedups the events first, as before any aggregation.
+ */
 function moveOrderAndLimits(from: Stage, to: Stage): void {
   if (from === to) return;
   to.sort.push(...from.sort.splice(0));
   if (from.limit !== undefined) [to.limit, from.limit] = [from.limit, undefined];
   if (from.edge) [to.edge, from.edge] = [from.edge, undefined];
-  if (from.dedup) [to.dedup, from.dedup] = [from.dedup, undefined];
 }
 
 /** Replaces the internal `_chain_ids` by `_chain_events` and adds `_chain_fields` (see the header). */
@@ -176,33 +184,53 @@ export default defineCommand({
           { name: '_chain_step_ids', sql: `[${steps.map((s) => `minIf(log_id, ${s})`).join(', ')}]`, type: 'list' },
         ],
       };
+      // Which step bits can take part in an occurrence (see the header), one window pass a stage.
+      const withinMs = withinText !== undefined ? spanSeconds(parseSpan(withinText)) * 1000 : undefined;
+      const w = withinMs !== undefined ? p.params.bind(withinMs, 'Int64') : undefined;
+      const n = steps.length;
+      const col = (st: Stage, name: string) => st.input!.find((c) => c.name === name)!.alias;
+      // Rows strictly before (after) this millisecond; both frames start unbounded so the engine
+      // accumulates them in one pass (a frame with a moving start would be recomputed per row).
+      const over = (st: Stage, dir: 'before' | 'after') =>
+        `OVER (PARTITION BY ${col(st, idName)} ORDER BY ${col(st, '_chain_ms')} ${dir === 'before' ? 'ASC' : 'DESC'} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)`;
+      // Forward: a_k = matches step k with an a_(k-1) millisecond before it, at most `within` before.
+      let st = p.newStage();
+      p.addComputed('_chain_a1', `bitTest(${col(st, '_chain_mask')}, 0)`, 'number', { stage: st });
+      for (let k = 2; k <= n; k++) {
+        if (k > 2) st = p.newStage();
+        const prev = k === 2 ? `bitTest(${col(st, '_chain_mask')}, 0)` : col(st, `_chain_a${k - 1}`);
+        const last = `max(if(${prev}, ${col(st, '_chain_ms')}, NULL)) ${over(st, 'before')}`;
+        const near = w ? `ifNull(${col(st, '_chain_ms')} - ${last} <= ${w}, 0)` : `isNotNull(${last})`;
+        p.addComputed(`_chain_a${k}`, `bitTest(${col(st, '_chain_mask')}, ${k - 1}) AND ${near}`, 'number', { stage: st });
+      }
+      // Backward: u_k = a_k that is the latest a_k before some u_(k+1) (u_n = a_n).
+      const useful = (st: Stage, k: number) => col(st, k === n ? `_chain_a${n}` : `_chain_u${k}`);
+      for (let k = n - 1; k >= 1; k--) {
+        st = p.newStage();
+        const following = over(st, 'after');
+        const nextUseful = `min(if(${useful(st, k + 1)}, ${col(st, '_chain_ms')}, NULL)) ${following}`;
+        const nextActive = `min(if(${col(st, `_chain_a${k}`)}, ${col(st, '_chain_ms')}, NULL)) ${following}`;
+        p.addComputed(`_chain_u${k}`, `${col(st, `_chain_a${k}`)} AND ifNull(${nextUseful} <= ifNull(${nextActive}, ${nextUseful}), 0)`, 'number', { stage: st });
+      }
       final = p.newStage();
-      const input = (name: string) => final.input!.find((c) => c.name === name)!.alias;
-      const n = p.params.bind(steps.length, 'UInt64');
-      const gap = withinText !== undefined ? ` AND g.1 - acc.1[k - 1][-1].1 <= ${p.params.bind(spanSeconds(parseSpan(withinText)) * 1000, 'Int64')}` : '';
-      const path = 'Array(Tuple(Int64, UUID))';
-      const state = `Tuple(Array(${path}), UInt64, ${path})`;
-      const empty = `CAST([], '${path}')`;
-      // acc = (partial sequence ending at step k for k = 1..n, occurrences, first occurrence);
-      // g = (millisecond, step mask, an event per step). `ns` = partials this millisecond extends.
-      const extended =
-        `arrayMap(k -> if(bitTest(g.2, k - 1) AND (k = 1 OR (length(acc.1[k - 1]) > 0${gap})),` +
-        ` arrayPushBack(if(k = 1, ${empty}, acc.1[k - 1]), (g.1, g.3[k])), ${empty}), range(1, ${n} + 1))`;
-      const next =
-        `arrayMap(ns -> CAST(if(length(ns[${n}]) > 0,` +
-        ` (arrayWithConstant(${n}, ${empty}), acc.2 + 1, if(acc.2 = 0, ns[${n}], acc.3)),` +
-        ` (arrayMap(k -> if(length(ns[k]) > 0, ns[k], acc.1[k]), range(1, ${n} + 1)), acc.2, acc.3)), '${state}'), [${extended}])[1]`;
-      const fold =
-        `arrayFold((acc, g) -> ${next}, arraySort(groupArray(tuple(${input('_chain_ms')}, ${input('_chain_mask')}, ${input('_chain_step_ids')}))),` +
-        ` CAST((arrayWithConstant(${n}, ${empty}), 0, []), '${state}'))`;
+      const t = `toUInt64(${col(final, '_chain_ms')})`;
+      const conds = Array.from({ length: n }, (_, i) => useful(final, i + 1)).join(', ');
+      // Built from integers only (step numbers, within in ms): an aggregate function parameter must be a literal.
+      const pattern = Array.from({ length: n }, (_, i) => `(?${i + 1})`).join(withinMs !== undefined ? `(?t<=${withinMs})` : '.*');
+      const firstMatch = `sequenceMatchEvents('${pattern}')(${t}, ${conds})`;
+      const steppedRows = `groupArrayIf(tuple(${col(final, '_chain_ms')}, ${col(final, '_chain_step_ids')}), ${conds.split(', ').join(' OR ')})`;
       final.agg = {
         kind: 'group',
-        keys: [{ name: idName, sql: input(idName), type: 'text' }],
+        keys: [{ name: idName, sql: col(final, idName), type: 'text' }],
         values: [
-          { name: 'chain_count', sql: `tupleElement(${fold}, 2)`, type: 'number' },
-          { name: '_chain_ts', sql: `arrayMap(t -> toFloat64(t.1), tupleElement(${fold}, 3))`, type: 'list' },
-          { name: '_chain_done', sql: `toFloat64(max(${input('_chain_ms')}))`, type: 'number' },
-          { name: '_chain_ids', sql: `arrayMap(t -> toString(t.2), tupleElement(${fold}, 3))`, type: 'list' },
+          { name: 'chain_count', sql: `sequenceCount('${pattern}')(${t}, ${conds})`, type: 'number' },
+          { name: '_chain_ts', sql: `arrayMap(x -> toFloat64(x), ${firstMatch})`, type: 'list' },
+          { name: '_chain_done', sql: `toFloat64(max(${col(final, '_chain_ms')}))`, type: 'number' },
+          {
+            name: '_chain_ids',
+            sql: `arrayMap((x, k) -> toString(arrayFirst(r -> r.1 = x, ${steppedRows}).2[k]), ${firstMatch}, range(1, ${n} + 1))`,
+            type: 'list',
+          },
         ],
       };
       moveOrderAndLimits(ev, final);
