@@ -12,6 +12,7 @@ let admin: Client;
 let joins: string;
 let chains: string;
 let dense: string;
+let random: string;
 
 /** Whole seconds, three hours ago: every event is inside the default 24 h range. */
 const base = Math.floor((Date.now() - 3 * 3600_000) / 1000) * 1000;
@@ -89,6 +90,39 @@ function denseEvents() {
   return out;
 }
 
+/** Seeded pseudo-random events: users r0…r5, `step` 0…3 (3 matches no step), times on a 1 s grid ± 1 ms. */
+function randomEvents(seed: number) {
+  let x = seed;
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: 360 }, () => {
+    const t = Math.floor(rnd() * 90) * 1000 + (rnd() < 0.2 ? 1 : 0);
+    return { timestamp: at(t), user: `r${Math.floor(rnd() * 6)}`, step: String(Math.floor(rnd() * 4)), t };
+  });
+}
+
+/**
+ * The ordered count as §3.8 states it, directly: events by millisecond; per step the latest
+ * partial sequence; a step strictly after the previous one, at most `within` after it; a
+ * completed occurrence counts and clears every partial (occurrences do not overlap).
+ */
+function greedyCount(events: Array<{ t: number; step: string }>, steps: number, within?: number): number {
+  const masks = new Map<number, number>();
+  for (const e of events) if (Number(e.step) < steps) masks.set(e.t, (masks.get(e.t) ?? 0) | (1 << Number(e.step)));
+  let partial: Array<number | undefined> = new Array(steps).fill(undefined);
+  let count = 0;
+  for (const t of [...masks.keys()].sort((p, q) => p - q)) {
+    const m = masks.get(t)!;
+    const next = partial.map((_, k) =>
+      m & (1 << k) && (k === 0 || (partial[k - 1] !== undefined && (within === undefined || t - partial[k - 1]! <= within))) ? t : undefined,
+    );
+    if (next[steps - 1] !== undefined) {
+      count++;
+      partial = new Array(steps).fill(undefined);
+    } else partial = partial.map((v, k) => next[k] ?? v);
+  }
+  return count;
+}
+
 before(async () => {
   a = await startTestAppliance();
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
@@ -101,6 +135,9 @@ before(async () => {
   const fd = (await admin.post('/api/v1/fractals', { name: 'dense' })).body.data;
   dense = fd.id;
   await ingest(a, fd.default_ingest_token, dense, denseEvents());
+  const fr = (await admin.post('/api/v1/fractals', { name: 'random' })).body.data;
+  random = fr.id;
+  await ingest(a, fr.default_ingest_token, random, randomEvents(7).map(({ t: _t, ...e }) => e));
 });
 after(() => a.dispose());
 
@@ -396,6 +433,28 @@ describe('chain', () => {
     assert.equal(rows.length, 1);
     assert.equal(rows[0]._chain_events.length, 2);
     assert.deepEqual(rows[0]._chain_fields, ['event_id', 'image']);
+  });
+});
+
+describe('chain against a direct implementation', () => {
+  test('random events: the same counts for 2 and 3 steps, with and without within', async () => {
+    const events = randomEvents(7);
+    const users = [...new Set(events.map((e) => e.user))].sort();
+    let bounded = 0;
+    for (const steps of [2, 3]) {
+      for (const within of [undefined, 1, 3, 10]) {
+        const q = `chain(user${within === undefined ? '' : `, within=${within}s`}) { ${Array.from({ length: steps }, (_, k) => `step=${k}`).join('; ')} }`;
+        const r = await ok(admin, q, { fractal_id: random });
+        const got = Object.fromEntries(r.results.map((x) => [x.user, x.chain_count]));
+        for (const u of users) {
+          const mine = events.filter((e) => e.user === u);
+          const want = greedyCount(mine, steps, within === undefined ? undefined : within * 1000);
+          assert.equal(got[u] ?? 0, want, `${q} for ${u}`);
+          if (within !== undefined && want !== greedyCount(mine, steps)) bounded++;
+        }
+      }
+    }
+    assert.ok(bounded > 0, 'within= changed some counts');
   });
 });
 
