@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { categoryColumns, chartSpec, parseSpanSeconds, singleValueColumn, specColumns, timeColumns } from '../../renderer/src/lib/charts/spec.ts';
-import { arcPath, categoryItems, pieSlices, polar, topItems } from '../../renderer/src/lib/charts/category.ts';
+import { arcPath, barOrder, categoryItems, pieSlices, polar, topItems } from '../../renderer/src/lib/charts/category.ts';
 import { buildTimeSeries, fillTimes, parseBucketTime, seriesFilter } from '../../renderer/src/lib/charts/timeseries.ts';
 import { axisOrder, binCenters, binRange, binStats, heatmapGrid, histogramBins } from '../../renderer/src/lib/charts/bins.ts';
 import { categoryIndex, colorScale, luminance, niceTicks, parseColor, rampColor, sqrtScale, withAlpha } from '../../renderer/src/lib/charts/scale.ts';
@@ -179,6 +179,15 @@ describe('pie and bars', () => {
     assert.deepEqual(top.items.map((i) => i.label), ['b', 'c', 'd']);
     assert.equal(top.hidden, 2);
     assert.equal(topItems(items, 10).hidden, 0);
+  });
+
+  test('bars: a sorted result keeps its order, an unsorted one is drawn largest first', () => {
+    const it = (pairs: Array<[string, number]>) => pairs.map(([label, value], index) => ({ label, value, index }));
+    const labels = (xs: ReturnType<typeof barOrder>) => xs.map((x) => x.label);
+    assert.deepEqual(labels(barOrder(it([['404', 2], ['500', 9], ['1000', 1]]))), ['404', '500', '1000'], 'numeric labels ascending');
+    assert.deepEqual(labels(barOrder(it([['b', 1], ['a', 5], ['c', 3]]))), ['a', 'c', 'b']);
+    assert.deepEqual(labels(barOrder(it([['b', 1], ['a', 3], ['c', 5]]))), ['b', 'a', 'c'], 'sort(_count) kept');
+    assert.deepEqual(labels(barOrder(it([['a', 1], ['b', 3]]))), ['a', 'b']);
   });
 
   test('pie: top `limit` slices by value, then one "Other"; angles cover the circle', () => {
@@ -520,5 +529,18 @@ describe('world map', () => {
     ]);
     assert.deepEqual([r.skipped, r.hidden], [2, 1]);
     assert.equal(formatLatLon(52.52, -13.406), '52.52° N, 13.41° W');
+  });
+});
+
+describe('time axis labels', () => {
+  test('24-hour ticks, the date under the first and at day changes; whole days as dates', async () => {
+    const { timeTickLabels, formatBucket } = await import('../../renderer/src/lib/charts/timeseries.ts');
+    const t0 = Date.UTC(2026, 2, 1, 23, 30) / 1000;
+    assert.deepEqual(timeTickLabels([t0, t0 + 900, t0 + 1800, t0 + 2700], 900, 'utc'), ['23:30\n2026-03-01', '23:45', '00:00\n2026-03-02', '00:15']);
+    assert.deepEqual(timeTickLabels([t0], 30, 'utc'), ['23:30:00\n2026-03-01']);
+    assert.deepEqual(timeTickLabels([Date.UTC(2026, 2, 1) / 1000], 86400, 'utc'), ['2026-03-01']);
+    assert.deepEqual(timeTickLabels([Date.UTC(2026, 2, 1) / 1000], 86400 * 31, 'utc'), ['2026-03']);
+    assert.equal(formatBucket(t0, 'utc'), '2026-03-01 23:30 UTC');
+    assert.equal(formatBucket(t0 + 5, 'utc'), '2026-03-01 23:30:05 UTC');
   });
 });

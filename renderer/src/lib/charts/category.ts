@@ -49,6 +49,22 @@ export function topItems(items: readonly CategoryItem[], limit: number): { items
 }
 
 /**
+ * Bar order: a result already in order (labels ascending, as `sort(status_code)` gives, or values rising or
+ * falling) keeps it; groups in no particular order are drawn largest first.
+ */
+export function barOrder(items: readonly CategoryItem[]): CategoryItem[] {
+  const inOrder = (cmp: (a: CategoryItem, b: CategoryItem) => number) => items.every((it, i) => i === 0 || cmp(items[i - 1]!, it) <= 0);
+  const byLabel = (a: CategoryItem, b: CategoryItem) => {
+    const x = Number(a.label);
+    const y = Number(b.label);
+    if (a.label !== '' && b.label !== '' && Number.isFinite(x) && Number.isFinite(y)) return x - y;
+    return a.label < b.label ? -1 : a.label > b.label ? 1 : 0;
+  };
+  if (inOrder(byLabel) || inOrder((a, b) => a.value - b.value) || inOrder((a, b) => b.value - a.value)) return [...items];
+  return [...items].sort(byValueDesc);
+}
+
+/**
  * Pie slices, largest first: the top `limit` groups and one "Other" slice for the rest. Values ≤ 0 cannot be
  * drawn as area and are counted in `dropped`.
  */

@@ -318,3 +318,37 @@ export function specColumns(spec: ChartSpec): string[] {
       return [];
   }
 }
+
+/** A one-line caption of what a chart shows: "_count by host", "count per 1 min by status". */
+export function specCaption(spec: ChartSpec): string {
+  const label = (f: string) => (/^_[a-z]+$/.test(f) ? f.slice(1) : f);
+  switch (spec.kind) {
+    case 'category':
+      return `${label(spec.valueField)} by ${spec.labelField}`;
+    case 'time': {
+      const per = spec.spanSeconds ? ` per ${spanWords(spec.spanSeconds)}` : '';
+      const what = spec.unit === 'percent' ? `% ${spec.valueFields.join(', ')}` : spec.valueFields.map(label).join(', ');
+      return `${what}${per}${spec.keyFields.length ? ` by ${spec.keyFields.join(', ')}` : ''}`;
+    }
+    case 'single':
+      return spec.field ?? '';
+    case 'histogram':
+      return `${spec.field ?? 'value'} distribution${spec.buckets ? ` · ${spec.buckets} bins` : ''}`;
+    case 'heatmap':
+      return `${spec.valueLabel} by ${spec.xField} × ${spec.yField}`;
+    case 'graph':
+      return `${spec.srcCol} ${spec.directed ? '→' : '—'} ${spec.dstCol}`;
+    case 'map':
+      return `${spec.latField}, ${spec.lonField}${spec.labelField ? ` · ${spec.labelField}` : ''}`;
+    case 'unsupported':
+      return '';
+  }
+}
+
+function spanWords(s: number): string {
+  if (s % 604800 === 0) return s === 604800 ? 'week' : `${s / 604800} weeks`;
+  if (s % 86400 === 0) return s === 86400 ? 'day' : `${s / 86400} days`;
+  if (s % 3600 === 0) return s === 3600 ? 'hour' : `${s / 3600} hours`;
+  if (s % 60 === 0) return s === 60 ? 'minute' : `${s / 60} minutes`;
+  return `${s} s`;
+}

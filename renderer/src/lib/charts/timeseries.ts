@@ -122,3 +122,41 @@ export function seriesFilter(s: TimeSeries): { field: string; value: string } | 
   if (fields.length !== 1) return null;
   return { field: fields[0]!, value: s.keys[fields[0]!]! };
 }
+
+/** Calendar parts of epoch seconds in UTC or the browser's zone. */
+function timeParts(t: number, zone: 'utc' | 'local') {
+  const d = new Date(t * 1000);
+  const u = zone === 'utc';
+  return {
+    Y: u ? d.getUTCFullYear() : d.getFullYear(),
+    M: (u ? d.getUTCMonth() : d.getMonth()) + 1,
+    D: u ? d.getUTCDate() : d.getDate(),
+    h: u ? d.getUTCHours() : d.getHours(),
+    m: u ? d.getUTCMinutes() : d.getMinutes(),
+    s: u ? d.getUTCSeconds() : d.getSeconds(),
+  };
+}
+const p2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Labels of time axis ticks `incr` seconds apart, 24-hour: `hh:mm` (with seconds under a minute), the date
+ * under the first tick and wherever the day changes; whole days as dates.
+ */
+export function timeTickLabels(splits: readonly number[], incr: number, zone: 'utc' | 'local'): string[] {
+  let prevDay = '';
+  return splits.map((t) => {
+    const { Y, M, D, h, m, s } = timeParts(t, zone);
+    const day = `${Y}-${p2(M)}-${p2(D)}`;
+    if (incr >= 86400) return incr >= 28 * 86400 ? `${Y}-${p2(M)}` : day;
+    const time = incr < 60 ? `${p2(h)}:${p2(m)}:${p2(s)}` : `${p2(h)}:${p2(m)}`;
+    const label = day !== prevDay ? `${time}\n${day}` : time;
+    prevDay = day;
+    return label;
+  });
+}
+
+/** A bucket start as `YYYY-MM-DD hh:mm[:ss]`, with " UTC" in UTC. */
+export function formatBucket(t: number, zone: 'utc' | 'local'): string {
+  const { Y, M, D, h, m, s } = timeParts(t, zone);
+  return `${Y}-${p2(M)}-${p2(D)} ${p2(h)}:${p2(m)}${s ? `:${p2(s)}` : ''}${zone === 'utc' ? ' UTC' : ''}`;
+}

@@ -94,11 +94,20 @@ export function formatShare(part: number, whole: number): string {
   if (whole <= 0) return '—';
   const p = (100 * part) / whole;
   if (p > 0 && p < 0.1) return '<0.1%';
-  return `${+p.toFixed(1)}%`;
+  return `${p.toFixed(1)}%`;
 }
 
 /** Cuts a label to `max` characters with an ellipsis. */
 export function truncate(s: string, max: number): string {
   if (max <= 1) return s.length > 0 ? '…' : '';
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** A bucket span in words: 60 → "1 min", 3600 → "1 h", 86400 → "1 d". */
+export function formatSpan(s: number): string {
+  if (s % 604800 === 0) return `${s / 604800} w`;
+  if (s % 86400 === 0) return `${s / 86400} d`;
+  if (s % 3600 === 0) return `${s / 3600} h`;
+  if (s % 60 === 0) return `${s / 60} min`;
+  return `${s} s`;
 }
