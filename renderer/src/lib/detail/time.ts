@@ -1,0 +1,53 @@
+// Times in the detail panel: rows carry "YYYY-MM-DD hh:mm:ss.mmm" (UTC); the panel shows them in the
+// user's zone with UTC beside. Pure: tests/ui/detail.test.ts.
+
+export type Zone = 'utc' | 'local';
+
+/** A row's time text or RFC 3339 → Date; null when it is neither. */
+export function parseRowTime(text: string): Date | null {
+  const s = text.trim();
+  if (!/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s)) return null;
+  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(s);
+  const d = new Date(zoned ? s.replace(' ', 'T') : `${s.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** "2026-01-02 03:04:05.678" in the zone (the time only with `timeOnly`). */
+export function formatInZone(d: Date, zone: Zone, timeOnly = false): string {
+  const u = zone === 'utc';
+  const date = `${u ? d.getUTCFullYear() : d.getFullYear()}-${pad((u ? d.getUTCMonth() : d.getMonth()) + 1)}-${pad(u ? d.getUTCDate() : d.getDate())}`;
+  const time =
+    `${pad(u ? d.getUTCHours() : d.getHours())}:${pad(u ? d.getUTCMinutes() : d.getMinutes())}:${pad(u ? d.getUTCSeconds() : d.getSeconds())}` +
+    `.${pad(u ? d.getUTCMilliseconds() : d.getMilliseconds(), 3)}`;
+  return timeOnly ? time : `${date} ${time}`;
+}
+
+/** "UTC" or the local offset, "UTC+02:00". */
+export function zoneName(zone: Zone, at: Date = new Date()): string {
+  if (zone === 'utc') return 'UTC';
+  const off = -at.getTimezoneOffset();
+  if (off === 0) return 'UTC';
+  const sign = off > 0 ? '+' : '-';
+  const a = Math.abs(off);
+  return `UTC${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+}
+
+/** "+1.250 s", "−3 min 2 s", "+2 d 4 h": an event's distance from the opened one. */
+export function offsetText(ms: number): string {
+  const sign = ms < 0 ? '−' : '+';
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${a} ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 3 : 1).replace(/\.?0+$/, '')} s`;
+  if (a < 3600_000) return `${sign}${Math.floor(a / 60_000)} min${a % 60_000 >= 1000 ? ` ${Math.floor((a % 60_000) / 1000)} s` : ''}`;
+  if (a < 86_400_000) return `${sign}${Math.floor(a / 3600_000)} h${a % 3600_000 >= 60_000 ? ` ${Math.floor((a % 3600_000) / 60_000)} min` : ''}`;
+  return `${sign}${Math.floor(a / 86_400_000)} d${a % 86_400_000 >= 3600_000 ? ` ${Math.floor((a % 86_400_000) / 3600_000)} h` : ''}`;
+}
+
+/** A comment's time (RFC 3339) in the zone, to the minute. */
+export function commentTime(iso: string, zone: Zone): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return formatInZone(d, zone).slice(0, 16);
+}
