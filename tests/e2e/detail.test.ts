@@ -95,7 +95,9 @@ after(async () => {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, name) });
 
-async function openHarness(opts: { theme?: string; zone?: string; pick?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+async function openHarness(
+  opts: { theme?: string; zone?: string; pick?: string; q?: string; vars?: Array<{ name: string; value: string }> } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness });
   const page = await context.newPage();
@@ -103,7 +105,8 @@ async function openHarness(opts: { theme?: string; zone?: string; pick?: string 
   assert.equal(login.status(), 200, 'signed in through the proxy: the cookie belongs to the harness origin');
   const q = new URLSearchParams({
     fractal: fractalId,
-    q: '',
+    q: opts.q ?? '',
+    ...(opts.vars ? { vars: JSON.stringify(opts.vars) } : {}),
     start: new Date(base - 3600_000).toISOString(),
     end: new Date(base + 3600_000).toISOString(),
     ...(opts.pick ? { pick: opts.pick } : {}),
@@ -335,6 +338,15 @@ test('field sidebar: fields with counts, top values with bars, filters, numeric 
   await stats.first().waitFor();
   assert.deepEqual(await stats.allInnerTexts(), ['100', '245', '390']);
   await context.close();
+
+  // a query with @variables: the top values are counted over the same result
+  const v = await openHarness({ q: 'host=@h', vars: [{ name: 'h', value: 'web2' }] });
+  const side2 = sidebar(v.page);
+  await side2.getByRole('button', { name: /^host\s/ }).click();
+  const only = side2.getByRole('list', { name: 'Top values of host' });
+  await only.waitFor();
+  assert.deepEqual((await only.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), ['web2 100% 10 −']);
+  await v.context.close();
 });
 
 test('light theme and local time: screenshots', async () => {

@@ -57,6 +57,7 @@ export interface FieldStatsRequest {
   start: string;
   end: string;
   limit?: number;
+  variables?: Array<{ name: string; value: string }>;
 }
 
 export function loadFieldStats(body: FieldStatsRequest, signal?: AbortSignal): Promise<FieldStats> {
