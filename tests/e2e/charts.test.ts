@@ -139,6 +139,13 @@ describe('ChartView on real query results', () => {
     const ex = (await events()).at(-1)!;
     assert.equal(ex.negate, true);
     assert.notEqual(ex.value, '200');
+    // Sized to its container: a narrower box redraws narrower, the header and legend keep their height.
+    const wide = (await plot.locator('canvas').boundingBox())!.width;
+    const headH = (await view.locator('.chart-head').boundingBox())!.height;
+    await page.evaluate(() => (document.getElementById('chart')!.style.width = '760px'));
+    await page.waitForFunction((w) => document.querySelector('.chart-view .plot canvas')!.getBoundingClientRect().width < w - 150, wide);
+    assert.equal((await view.locator('.chart-head').boundingBox())!.height, headH);
+    await page.evaluate(() => (document.getElementById('chart')!.style.width = '980px'));
     // Legend switches a series off and on.
     await legend.getByRole('button').first().click();
     assert.equal(await legend.getByRole('button').first().getAttribute('aria-pressed'), 'false');
@@ -223,6 +230,13 @@ describe('ChartView on real query results', () => {
     await tooltip().waitFor();
     assert.match(await tooltip().innerText(), new RegExp(`${biggest.user}[\\s\\S]*${biggest._count}[\\s\\S]*%`));
     await shot('piechart');
+    // A theme switch recolours the chart from the light theme's variables.
+    const fill = () => svg.locator('path.slice').first().getAttribute('fill');
+    const darkFill = await fill();
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+    await page.waitForFunction((f) => document.querySelector('.chart-view path.slice')!.getAttribute('fill') !== f, darkFill);
+    assert.equal((await fill())?.toLowerCase(), '#0b63ce');
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
     await slice.click();
     assert.deepEqual((await events()).at(-1), { type: 'filter', field: 'user', value: biggest.user, negate: false });
     // "Other" is not a value: clicking it filters nothing.
@@ -441,6 +455,40 @@ describe('ChartView on real query results', () => {
     const m = await show(mitre);
     assert.equal(await count(m.locator('.heat-wrap')), 6);
     await shot('mitre');
+  });
+
+  test('large results: a 500-link mesh and 5,000 map points draw quickly and stay usable', async () => {
+    const ip = (i: number) => `10.${(i >> 8) & 255}.${i & 255}.${(i * 7) % 250}`;
+    const edges: Array<Record<string, unknown>> = [];
+    for (let a = 0; a < 60; a++)
+      for (let k = 0; k < 12; k++) edges.push({ src: ip(a), dst: ip(1000 + ((a * 17 + k * 19) % 240)), _count: 1 + ((a * 37 + k * 11) % 50) });
+    const mesh = {
+      chart_type: 'mesh',
+      chart_config: { srcField: 'src', dstField: 'dst', weightField: '_count', sizeField: '_count', directed: false, limit: 500 },
+      field_order: ['src', 'dst', '_count'],
+      results: edges,
+    } as unknown as QueryResponse;
+    let t0 = Date.now();
+    const view = await show(mesh);
+    const meshMs = Date.now() - t0;
+    assert.equal(Number(await view.locator('svg.graph').getAttribute('data-edges')), 500);
+    assert.ok(meshMs < 4000, `mesh drawn in ${meshMs} ms`);
+    await shot('mesh-large');
+    const places: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 5000; i++) places.push({ lat: String(((i * 37) % 140) - 60), lon: String(((i * 97) % 340) - 170), n: i });
+    t0 = Date.now();
+    const map = await show({
+      chart_type: 'worldmap',
+      chart_config: { latField: 'lat', lonField: 'lon', limit: 5000 },
+      field_order: ['lat', 'lon', 'n'],
+      results: places,
+    } as unknown as QueryResponse);
+    const mapMs = Date.now() - t0;
+    assert.ok(mapMs < 4000, `map drawn in ${mapMs} ms`);
+    assert.equal(await count(map.locator('svg.map')), new Set(places.map((p) => `${p.lat},${p.lon}`)).size);
+    await tabToPlot(map);
+    await page.keyboard.press('ArrowRight');
+    await tooltip().waitFor();
   });
 
   test('no chart, an unknown chart and an empty result say so in words and offer the table', async () => {

@@ -271,6 +271,8 @@ describe('timechart series', () => {
     const avg = spec('time', 'timechart', ['status', 'time_bucket', '_avg'], { span: '1m' });
     const a = buildTimeSeries(rows.map((r) => ({ status: r.status, time_bucket: r.time_bucket, _avg: r._count })), avg, 1);
     assert.deepEqual(a.series.map((x) => x.values), [[5, 7, null, 2]], 'gaps, no Other');
+    const one = buildTimeSeries(rows, spec('time', 'timechart', ['time_bucket', '_count'], { span: '1m' }));
+    assert.deepEqual(one.series.map((x) => [x.label, x.total]), [['count', 19]], 'no key: one series named after its value');
   });
 
   test('percent(): one series per value field, no key', () => {

@@ -320,8 +320,9 @@ export function forceLayout(
 }
 
 /**
- * Positions scaled uniformly into a w × h box with `pad` around (never enlarged past `maxScale`, so three
- * nodes do not spread over a whole screen), centred.
+ * Positions scaled into a w × h box with `pad` around, centred: uniformly, then stretched along the box's
+ * longer side by up to `maxStretch` (a round layout fills a wide chart), never enlarged past `maxScale`
+ * (three nodes do not spread over a whole screen). `scale` is the smaller of the two factors.
  */
 export function fitPositions(
   x: ArrayLike<number>,
@@ -330,6 +331,7 @@ export function fitPositions(
   h: number,
   pad: number,
   maxScale = 2.5,
+  maxStretch = 1.6,
 ): { x: number[]; y: number[]; scale: number } {
   const n = x.length;
   if (n === 0) return { x: [], y: [], scale: 1 };
@@ -338,21 +340,25 @@ export function fitPositions(
   let y0 = Infinity;
   let y1 = -Infinity;
   for (let i = 0; i < n; i++) {
-    x0 = Math.min(x0, x[i]);
-    x1 = Math.max(x1, x[i]);
-    y0 = Math.min(y0, y[i]);
-    y1 = Math.max(y1, y[i]);
+    x0 = Math.min(x0, x[i]!);
+    x1 = Math.max(x1, x[i]!);
+    y0 = Math.min(y0, y[i]!);
+    y1 = Math.max(y1, y[i]!);
   }
   const iw = Math.max(1, w - 2 * pad);
   const ih = Math.max(1, h - 2 * pad);
-  const scale = Math.min(maxScale, x1 > x0 ? iw / (x1 - x0) : maxScale, y1 > y0 ? ih / (y1 - y0) : maxScale);
+  const fx = x1 > x0 ? iw / (x1 - x0) : Infinity;
+  const fy = y1 > y0 ? ih / (y1 - y0) : Infinity;
+  const scale = Math.min(maxScale, fx, fy);
+  const sx = Math.min(fx, maxScale, scale * maxStretch);
+  const sy = Math.min(fy, maxScale, scale * maxStretch);
   const mx = (x0 + x1) / 2;
   const my = (y0 + y1) / 2;
   const ox = [];
   const oy = [];
   for (let i = 0; i < n; i++) {
-    ox.push(w / 2 + (x[i] - mx) * scale);
-    oy.push(h / 2 + (y[i] - my) * scale);
+    ox.push(w / 2 + (x[i]! - mx) * sx);
+    oy.push(h / 2 + (y[i]! - my) * sy);
   }
   return { x: ox, y: oy, scale };
 }

@@ -2,7 +2,7 @@
 // percent() charts several fields), buckets missing between the first and last filled with 0 for counts
 // and sums (no events) and left as gaps for averages, extremes and percents. Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { toNumber, toText, type Row } from './values.ts';
+import { fieldLabel, toNumber, toText, type Row } from './values.ts';
 
 type TimeSpec = Extract<ChartSpec, { kind: 'time' }>;
 
@@ -91,8 +91,8 @@ export function buildTimeSeries(rows: readonly Row[], spec: TimeSpec, maxSeries 
   const manyValues = spec.valueFields.length > 1;
   const labelOf = (a: Acc) => {
     const keyText = spec.keyFields.map((k) => (a.keys[k] === '' ? '(empty)' : a.keys[k])).join(' · ');
-    if (!keyText) return a.valueField;
-    return manyValues ? `${keyText} · ${a.valueField}` : keyText;
+    if (!keyText) return fieldLabel(a.valueField);
+    return manyValues ? `${keyText} · ${fieldLabel(a.valueField)}` : keyText;
   };
   const toSeries = (a: Acc, other = false): TimeSeries => {
     const values = times.map((t) => a.byTime.get(t) ?? empty);
