@@ -2,10 +2,11 @@
 // next start replays it.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { after, test } from 'node:test';
 import { Spool } from '../../service/src/ingest/spool.ts';
 import { signIn } from '../support/appliance.ts';
@@ -23,24 +24,35 @@ test('spool: unconfirmed batches come back after a crash, confirmed ones and tor
   const dir = tempDir('spool-');
   const s1 = new Spool(dir);
   assert.deepEqual(s1.recover(), []);
-  await s1.append({ id: 'b1', fractalId: 'f', count: 1, rows: Buffer.from('{"a":1}\n') });
-  await s1.append({ id: 'b2', fractalId: 'f', count: 2, rows: Buffer.from('{"a":2}\n{"a":3}\n') });
+  await s1.append({ id: 'b1', fractalId: 'f', count: 1, table: 'logs_ingest', rows: Buffer.from('{"a":1}\n') });
+  await s1.append({ id: 'b2', fractalId: 'f', count: 2, table: 'logs_ingest', rows: Buffer.from('{"a":2}\n{"a":3}\n') });
   s1.confirm('b1');
-  await s1.append({ id: 'b3', fractalId: 'f', count: 1, rows: Buffer.from('{"a":4}\n') });
+  await s1.append({ id: 'b3', fractalId: 'f', count: 1, table: 'logs_ingest', rows: Buffer.from('{"a":4}\n') });
   // "Crash": no close. Then a write torn in the middle.
   const seg = readdirSync(dir).find((f) => f.endsWith('.spl'))!;
   appendFileSync(path.join(dir, seg), Buffer.from([200, 0, 0, 0, 1, 2, 3, 4, 0x42]));
 
   const s2 = new Spool(dir);
   const back = s2.recover();
-  assert.deepEqual(back.map((b) => [b.id, b.count, b.rows.toString()]), [
-    ['b2', 2, '{"a":2}\n{"a":3}\n'],
-    ['b3', 1, '{"a":4}\n'],
+  assert.deepEqual(back.map((b) => [b.id, b.count, b.table, b.rows.toString()]), [
+    ['b2', 2, 'logs_ingest', '{"a":2}\n{"a":3}\n'],
+    ['b3', 1, 'logs_ingest', '{"a":4}\n'],
   ]);
   s2.confirm('b2');
   s2.confirm('b3');
   await s2.close();
   assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.spl')), [], 'a fully confirmed spool is emptied on close');
+});
+
+test('spool: a batch spooled by an older version (no table in its header) is replayed as rows of logs', () => {
+  const dir = tempDir('spool-old-');
+  const payload = Buffer.from('B' + JSON.stringify({ id: 'old', fractalId: 'f', count: 1 }) + '\n{"a":1}\n');
+  const head = Buffer.alloc(8);
+  head.writeUInt32LE(payload.length, 0);
+  head.writeUInt32LE(crc32(payload) >>> 0, 4);
+  writeFileSync(path.join(dir, 'segment-0000000001.spl'), Buffer.concat([head, payload]));
+  const back = new Spool(dir).recover();
+  assert.deepEqual(back.map((b) => [b.id, b.table, b.rows.toString()]), [['old', 'logs', '{"a":1}\n']]);
 });
 
 function freePort(): Promise<number> {

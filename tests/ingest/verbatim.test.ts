@@ -1,7 +1,9 @@
-// A plain record's own text is stored as its `fields` value (ingest/verbatim.ts). These tests check
-// the scanner's verdicts, and — against the embedded engine itself — that storing the text gives
-// the same values and the same types as storing the record parsed and serialised again.
+// A plain record's own text is what the engine makes its `fields` from (ingest/verbatim.ts, the
+// logs_ingest entry table). These tests check the scanner's verdicts, and — against the embedded
+// engine itself — that rows written through the entry table are stored with the same values and
+// the same types as rows holding the record parsed, flattened and serialised as a nested object.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { flatten } from '../../service/src/ingest/flatten.ts';
 import { parseJsonRecord } from '../../service/src/ingest/parsers/json.ts';
 import { keyCount, plainObjectMembers } from '../../service/src/ingest/verbatim.ts';
 import { openAnalytics, type Analytics } from '../../service/src/storage/clickhouse.ts';
+import { migrateClickHouse } from '../../service/src/storage/clickhouse-migrations.ts';
 
 /** What the pipeline does: the text itself when plain and unchanged, else the re-serialised fields. */
 function fieldsText(text: string): string {
@@ -72,29 +75,42 @@ let dir: string;
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'verbatim-'));
   ch = await openAnalytics(loadConfig({ SVC_DATA_DIR: dir }));
-  await ch.client.command({ query: 'CREATE TABLE default.v (k UInt32, side UInt8, fields JSON) ENGINE = MergeTree ORDER BY (k, side)' });
+  await migrateClickHouse(ch);
 });
 after(async () => {
   await ch.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** For each text: the fields value the pipeline writes vs the re-serialised record, as stored. */
-async function storedPairs(texts: string[]): Promise<Array<{ k: number; a: string; b: string; text: string }>> {
-  await ch.client.command({ query: 'TRUNCATE TABLE default.v' });
-  const rows = texts.flatMap((t, k) => [
-    `{"k":${k},"side":0,"fields":${fieldsText(t)}}`,
-    `{"k":${k},"side":1,"fields":${JSON.stringify(flatten(parseJsonRecord(t)))}}`,
-  ]);
-  await ch.insertFormatted('default.v', 'JSONEachRow', Buffer.from(rows.join('\n') + '\n'));
+/**
+ * Each text stored twice: as the pipeline writes it (a logs_ingest row: raw, plus fields as JSON
+ * text only when not verbatim) and as a row of logs holding the parsed, flattened record as a
+ * nested object. Returns both stored forms (values and types) per text.
+ */
+async function storedPairs(texts: string[]): Promise<Array<{ a: string; b: string; text: string }>> {
+  const fid = randomUUID();
+  const ts = '2026-01-01 00:00:00.000000000';
+  const head = (k: number, side: number) =>
+    `"fractal_id":"${fid}","timestamp":"${ts}","ingest_timestamp":"${ts}","log_id":"00000000-0000-4000-8000-${String(k * 2 + side).padStart(12, '0')}"`;
+  const viaIngest = texts.map((t, k) => {
+    const f = fieldsText(t);
+    return `{${head(k, 0)},"raw":${JSON.stringify(t)}${f === t ? '' : `,"fields":${JSON.stringify(f)}`}}`;
+  });
+  const direct = texts.map((t, k) => `{${head(k, 1)},"raw":${JSON.stringify(t)},"fields":${JSON.stringify(flatten(parseJsonRecord(t)))}}`);
+  await ch.insertFormatted(ch.table('logs_ingest'), 'JSONEachRow', Buffer.from(viaIngest.join('\n') + '\n'));
+  await ch.insertFormatted(ch.table('logs'), 'JSONEachRow', Buffer.from(direct.join('\n') + '\n'));
   const rs = await ch.client.query({
-    query: `SELECT k, side, toJSONString(fields) AS j, toJSONString(JSONAllPathsWithTypes(fields)) AS t FROM default.v ORDER BY k, side`,
+    query: `SELECT toString(log_id) AS id, raw, toJSONString(fields) AS j, toJSONString(JSONAllPathsWithTypes(fields)) AS t
+            FROM ${ch.table('logs')} WHERE fractal_id = {fid:UUID} ORDER BY log_id`,
+    query_params: { fid },
     format: 'JSONEachRow',
   });
-  const got = (await rs.json()) as Array<{ k: number; side: number; j: string; t: string }>;
+  const got = (await rs.json()) as Array<{ id: string; raw: string; j: string; t: string }>;
+  assert.equal(got.length, texts.length * 2);
   const out = [];
   for (let i = 0; i < got.length; i += 2) {
-    out.push({ k: got[i]!.k, a: got[i]!.j + ' ' + got[i]!.t, b: got[i + 1]!.j + ' ' + got[i + 1]!.t, text: texts[got[i]!.k]! });
+    assert.equal(got[i]!.raw, got[i + 1]!.raw);
+    out.push({ a: got[i]!.j + ' ' + got[i]!.t, b: got[i + 1]!.j + ' ' + got[i + 1]!.t, text: got[i]!.raw });
   }
   return out;
 }
@@ -115,12 +131,15 @@ const record = fc
   .array(fc.tuple(keyLiteral, valueLiteral, fc.constantFrom('', ' ')), { maxLength: 8 })
   .map((members) => `{${members.map(([k, v, sp]) => `${k}:${sp}${v}`).join(',')}}`);
 
-test('stored as text or re-serialised, the engine holds the same values with the same types', async () => {
+test('through the ingest entry table the engine stores the same values with the same types as from a nested object', async () => {
   const samples = fc.sample(record, { numRuns: 400, seed: 20260101 });
   const texts = [
     ...samples,
     '{"timestamp":"2026-01-02T03:04:05.123Z","host":"web-01","status":200,"bytes":1234,"latency_ms":12.5,"ok":true,"user":null}',
     '{"d":"2026-01-02","f":5.5,"i":-7,"s":"ünïcødé","e":"\\"quoted\\" \\\\ \\n"}',
+    // Not verbatim: flattened, arrays as text, exact big numbers, a duplicated key.
+    '{"http":{"status":503,"req":{"method":"GET"}},"tags":["a",1],"n":18446744073709551617,"m":-12345678901234567890123,"x":1,"x":2}',
+    '{"":4,"with space":1,"dotted.key":2,"ünïcødé":3,"f":1e300,"g":1.0,"h":-0}',
   ];
   let verbatim = 0;
   for (const t of texts) if (fieldsText(t) === t) verbatim++;

@@ -98,7 +98,7 @@ export class Ingest implements IngestPipeline {
     this.queue = new IngestQueue({
       slots: config.ingestQueueSize,
       workers: config.ingestWorkers,
-      insert: (chunks) => ctx.logs.insert(chunks),
+      insert: (table, chunks) => ctx.logs.insert(table, chunks),
       onInserted: (batches, ms) => {
         for (const b of batches) this.spool.confirm(b.id);
         this.lastInsertMs = Math.round(ms * 10) / 10;
@@ -197,13 +197,14 @@ export class Ingest implements IngestPipeline {
           obj = members >= 0 ? parsePlainJsonRecord(rec.text) : parseJsonRecord(rec.text);
         }
         const fields = token.normalize(flatten(obj));
-        // Unchanged by flatten and normalize, and no key given twice: the text is the fields value.
-        const fieldsJson = members >= 0 && fields === obj && keyCount(obj) === members ? rec.text : JSON.stringify(fields);
+        // Unchanged by flatten and normalize, and no key given twice: the engine reads the fields
+        // from `raw` itself; otherwise they go along as JSON text.
+        const verbatim = members >= 0 && fields === obj && keyCount(obj) === members;
         const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
         const logId = randomUUID();
         current ??= new RowWriter(records, i);
         current.add(
-          `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)},"fields":${fieldsJson}}\n`,
+          `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)}${verbatim ? '' : `,"fields":${JSON.stringify(JSON.stringify(fields))}`}}\n`,
         );
         if (current.count === MAX_BATCH_LOGS) {
           chunks.push(current);
@@ -232,6 +233,7 @@ export class Ingest implements IngestPipeline {
       id: randomUUID(),
       fractalId: fid,
       count: c.count,
+      table: 'logs_ingest',
       rows: c.finish(),
     }));
     try {

@@ -8,16 +8,19 @@
 //
 // Entry framing: u32 payload length, u32 CRC-32 of the payload, payload. A torn tail (crash in
 // the middle of a write) fails its length or CRC check and is ignored: it was never answered 200.
-// Payload: "B" + batch header JSON + "\n" + rows, or "C" + confirmed batch id.
+// Payload: "B" + batch header JSON + "\n" + rows, or "C" + confirmed batch id. The header names the
+// table the rows are for (`table`); a header without one (older spools) means `logs`.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync, writevSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { IngestTable } from '../logs/log-store.ts';
 
 export interface SpooledBatch {
   id: string;
   fractalId: string;
   count: number;
-  /** NDJSON rows for the logs table. */
+  /** The table the NDJSON rows are written for (see LogStore.insert). */
+  table: IngestTable;
   rows: Buffer;
   segment: number;
 }
@@ -57,8 +60,8 @@ export class Spool {
       for (const payload of readEntries(readFileSync(this.file(n)))) {
         if (payload[0] === 0x42 /* B */) {
           const nl = payload.indexOf(0x0a);
-          const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number };
-          batches.set(head.id, { ...head, rows: payload.subarray(nl + 1), segment: n });
+          const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number; table?: IngestTable };
+          batches.set(head.id, { ...head, table: head.table ?? 'logs', rows: payload.subarray(nl + 1), segment: n });
         } else if (payload[0] === 0x43 /* C */) {
           batches.delete(payload.subarray(1).toString('utf8'));
         }
@@ -75,9 +78,9 @@ export class Spool {
   }
 
   /** Resolves once the batch is on disk (fsync'd). */
-  append(b: { id: string; fractalId: string; count: number; rows: Buffer }): Promise<number> {
+  append(b: { id: string; fractalId: string; count: number; table: IngestTable; rows: Buffer }): Promise<number> {
     if (this.closed) return Promise.reject(new Error('spool is closed'));
-    const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count }) + '\n');
+    const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count, table: b.table }) + '\n');
     const seg = this.segment;
     this.open.set(seg, (this.open.get(seg) ?? 0) + 1);
     this.batchSegment.set(b.id, seg);

@@ -6,6 +6,9 @@ import type { FractalStats } from '../tenancy/fractals-store.ts';
 const toIso = (chTime: string | null): string | null =>
   chTime && !chTime.startsWith('1970-01-01') ? new Date(chTime.replace(' ', 'T') + 'Z').toISOString() : null;
 
+/** The tables ingest writes rows for. */
+export type IngestTable = 'logs_ingest' | 'logs';
+
 export class LogStore {
   constructor(private readonly ch: Analytics) {}
 
@@ -38,10 +41,12 @@ export class LogStore {
 
   /**
    * Inserts NDJSON rows (one JSON object per line, as ingest/pipeline.ts writes them) in one
-   * statement: one part in ClickHouse, however many chunks.
+   * statement: one part in ClickHouse, however many chunks. `logs_ingest` rows carry the record's
+   * text once (`raw`) and `fields` as JSON text only when it differs; the engine makes the `fields`
+   * JSON (see clickhouse-migrations.ts). `logs` rows (spools of older versions) are table rows.
    */
-  async insert(chunks: Buffer[]): Promise<void> {
-    await this.ch.insertFormatted(this.logs, 'JSONEachRow', chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  async insert(table: IngestTable, chunks: Buffer[]): Promise<void> {
+    await this.ch.insertFormatted(this.ch.table(table), 'JSONEachRow', chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   }
 
   /** Which of these log ids the fractal already holds (spool replay after a crash). */

