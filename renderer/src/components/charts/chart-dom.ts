@@ -98,3 +98,12 @@ export function filterKey(e: KeyboardEvent): { negate: boolean } | null {
 /** A fresh id for aria attributes. */
 let seq = 0;
 export const uid = (prefix: string) => `${prefix}-${++seq}`;
+
+/** Tick steps of a value axis whose values are all whole numbers (counts): no 0.5 between 0 and 1. */
+const WHOLE_STEPS = Array.from({ length: 16 }, (_, e) => [1, 2, 2.5, 5].map((m) => m * 10 ** e)).flat().filter((s) => Number.isInteger(s));
+
+/** uPlot `incrs` for a value axis: whole steps when every value is a whole number, else uPlot's own. */
+export function wholeIncrs(values: Iterable<number | null | undefined>): number[] | undefined {
+  for (const v of values) if (v != null && !Number.isInteger(v)) return undefined;
+  return WHOLE_STEPS;
+}
