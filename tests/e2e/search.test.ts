@@ -2,9 +2,11 @@
 // on a fresh data dir: sign in to the workspace, ingest sample logs through the real ingest endpoint with
 // the default fractal's token, run with Ctrl+Enter, see the histogram and the rows, click values to filter
 // in and out, see a syntax error underlined with the service's message, export CSV and NDJSON and read
-// them back, step rows with j/k and open one, change the time preset (in the address) and reload into the
-// same view, be offered the fractal's span when the range is empty, follow new logs live, and come back to
-// the same view after the session expires; cancel a running query. Screenshots go to test-artifacts/.
+// them back, step rows with j/k and open one in the log detail, change the time preset (in the address)
+// and reload into the same view, be offered the fractal's span when the range is empty, follow new logs
+// live, and come back to the same view after the session expires; cancel a running query. The whole
+// investigation flow (sidebar, comments, charts) is tests/e2e/investigation.test.ts. Screenshots go to
+// test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -192,11 +194,16 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await page.keyboard.press('k');
   assert.equal(await page.locator('[role="row"][aria-selected="true"]').getAttribute('data-i'), '1');
   await page.keyboard.press('Enter');
-  const detail = page.getByRole('complementary', { name: /Row 2 of 3/ });
+  // An event row opens in the log detail (its fields, original record, surrounding logs, comments).
+  const detail = page.getByRole('complementary', { name: /^Log \d{4}-/ });
   await detail.waitFor();
-  assert.match(await detail.innerText(), /user\s+alice/);
+  const detailFields = detail.getByRole('table', { name: 'Fields of the log' });
+  assert.match(await detailFields.innerText(), /user\s+alice/);
+  assert.match(await detailFields.innerText(), /msg\s+said "hi", then left/);
+  // Stepping with the detail open follows the active row.
   await page.keyboard.press('j');
-  await page.getByRole('complementary', { name: /Row 3 of 3/ }).waitFor();
+  await detailFields.getByText('bye Zoë').waitFor();
+  assert.equal(await page.locator('[role="row"][aria-selected="true"]').getAttribute('data-i'), '2');
   await shot(page, 'search-row-open.png');
   await page.keyboard.press('Escape');
   await detail.waitFor({ state: 'detached' });
@@ -237,7 +244,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
 
   // ---- imported evidence is older than the default range: said, and one click searches its span
   await page.getByRole('heading', { name: 'No matching events in the last 24 hours' }).waitFor({ timeout: 15_000 });
-  assert.match(await page.locator('.empty').innerText(), /This fractal holds \d+ logs from 2025-03-01 10:00:00/);
+  assert.match(await page.locator('.results .empty').innerText(), /This fractal holds \d+ logs from 2025-03-01 10:00:00/);
   await shot(page, 'search-empty-range.png');
   await page.getByRole('button', { name: 'Search all its data' }).click();
   await waitRows(page, 2);
