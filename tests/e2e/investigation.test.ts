@@ -234,6 +234,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   // The time picker offers a range around the open log.
   await page.getByRole('button', { name: /^Time range:/ }).click();
   await page.getByRole('group', { name: 'Around the open log' }).getByRole('button', { name: '±5 min' }).waitFor();
+  await shot(page, 'workspace-around.png');
   await page.keyboard.press('Escape');
 
   // ---- comment on it: the thread in the panel, the comment stored in the service
