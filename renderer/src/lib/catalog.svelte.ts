@@ -1,5 +1,6 @@
 // The fractals and prisms the signed-in user can choose from, and switching between them.
 import { enc, errorMessage, get, post, sameId, type Fractal, type Prism, type Selection } from './api.ts';
+import type { Scope } from './admin-scope.ts';
 import { setSelected } from './session.svelte.ts';
 
 export const catalog = $state<{
@@ -40,6 +41,13 @@ export function resetCatalog(): void {
 
 export function fractalById(id: Selection['id']): Fractal | undefined {
   return catalog.fractals.find((f) => sameId(f.id, id));
+}
+
+/** What a scoped admin page calls its fractal or prism ("this prism" until the catalog has it). */
+export function nameOfScope(scope: Scope | null): string {
+  if (!scope) return '';
+  const list = scope.type === 'fractal' ? catalog.fractals : catalog.prisms;
+  return list.find((x) => String(x.id) === scope.id)?.name ?? `this ${scope.type}`;
 }
 
 // Selections are sent one after another (a keyboard user arrowing through the list fires several);
