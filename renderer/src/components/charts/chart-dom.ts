@@ -1,7 +1,20 @@
-// DOM helpers shared by the chart components: the theme's chart colours read from CSS variables (the
-// component's stylesheet defines them per theme, app.css the base ones), a ResizeObserver action, a
-// theme-switch watcher, and keyboard stepping.
+// DOM helpers shared by the chart components: their props, the theme's chart colours read from CSS
+// variables (the component's stylesheet defines them per theme, app.css the base ones), a ResizeObserver
+// action, a theme-switch watcher, and keyboard stepping.
 import { CATEGORY_DARK, HEAT_DARK, SCORE_DARK } from '../../lib/charts/scale.ts';
+import type { ChartSpec } from '../../lib/charts/spec.ts';
+import type { Row } from '../../lib/charts/values.ts';
+
+/** A click on a value filters the search on it; `negate` (Alt) excludes it instead. */
+export type FilterHandler = (field: string, value: string, negate: boolean) => void;
+
+/** The props of a chart that draws one kind of spec from the result's rows. */
+export interface ChartProps<K extends ChartSpec['kind']> {
+  rows: Row[];
+  spec: Extract<ChartSpec, { kind: K }>;
+  theme: ChartTheme;
+  onFilter?: FilterHandler;
+}
 
 export interface ChartTheme {
   categories: string[];
