@@ -55,17 +55,20 @@ class RowWriter {
     let chars = 0;
     const to = Math.min(records.length, from + MAX_BATCH_LOGS);
     for (let i = from; i < to; i++) chars += records[i]!.text.length;
-    // A row holds the record twice (raw, escaped, and fields) plus about 170 bytes of columns.
-    this.buf = Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(chars * 2.4) + (to - from) * 192));
+    // A row is about 180 bytes of columns plus the record as an escaped JSON string; a record the
+    // pipeline changed also carries its fields (the buffer grows for those).
+    this.buf = Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(chars * 1.3) + (to - from) * 200));
   }
 
   add(row: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; grow only when that bound does not fit.
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; count exactly only when that bound does not fit.
     if (this.len + row.length * 3 > this.buf.length) {
-      const need = this.len + row.length * 3;
-      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
-      this.buf.copy(bigger, 0, 0, this.len);
-      this.buf = bigger;
+      const need = this.len + Buffer.byteLength(row);
+      if (need > this.buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(need, Math.ceil(this.buf.length * 1.5)));
+        this.buf.copy(bigger, 0, 0, this.len);
+        this.buf = bigger;
+      }
     }
     this.len += this.buf.write(row, this.len);
     this.count++;
