@@ -5,44 +5,23 @@
 // the person acted; an expired session returns to sign-in and then to the same page. Screenshots of
 // every admin page go to test-artifacts/ for a person to look at.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const artifacts = path.join(root, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import type { Browser, Page } from 'playwright-core';
+import type { TestAppliance } from '../support/appliance.ts';
+import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 
 let a: TestAppliance;
 let browser: Browser;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
-  mkdirSync(artifacts, { recursive: true });
-  a = await startTestAppliance();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  ({ a, browser } = await startBrowserTest());
 });
-after(async () => {
-  await browser?.close();
-  await a?.dispose();
-});
+after(() => stopBrowserTest(a, browser));
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, name), fullPage: true });
+/** Whole admin pages, not only the viewport. */
+const shot = (page: Page, name: string) => screenshot(page, name, { fullPage: true });
 const region = (page: Page, name: string | RegExp) => page.getByRole('region', { name });
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name, exact: true });
-
-async function signIn(page: Page) {
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 /** The row of a table that names `text` in its first cell. */
 const row = (page: Page, table: string, text: string) =>
@@ -51,7 +30,7 @@ const row = (page: Page, table: string, text: string) =>
 test('admin: fractal, kv token and a real ingest, API key, user, group and role, prism, settings, inline errors', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(a.url + '/');
-  await signIn(page);
+  await signInWithForm(page);
   await page.getByRole('link', { name: 'Admin', exact: true }).click();
   await page.getByRole('heading', { name: 'Fractals', level: 1 }).waitFor();
 
@@ -298,7 +277,7 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
 test('admin: keyboard only, with visible focus; a dialog returns focus to its button', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(a.url + '/#/admin/users');
-  await signIn(page);
+  await signInWithForm(page);
   await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
   // Tab from the top of the page to the Groups link of the side navigation.
   await page.locator('body').focus();
@@ -330,7 +309,7 @@ test('admin: an expired session returns to sign-in, then to the same page', asyn
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
   await page.goto(a.url + '/#/admin/groups');
-  await signIn(page);
+  await signInWithForm(page);
   await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
 
   await context.clearCookies(); // the session is gone, as after expiry
@@ -339,7 +318,7 @@ test('admin: an expired session returns to sign-in, then to the same page', asyn
   assert.match(await page.locator('body').innerText(), /Your session has ended/);
   assert.ok(page.url().endsWith('#/admin/groups'), 'the address still names the page');
 
-  await signIn(page);
+  await signInWithForm(page);
   await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
   assert.ok(page.url().endsWith('#/admin/groups'));
   await context.close();

@@ -6,21 +6,19 @@
 // keyboard focus and stepping, onFilter on click (Alt excludes), the Table switch. Screenshots of each
 // chart go to test-artifacts/charts-*.png for a person to look at.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { build } from 'vite';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, defaultIngest, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { artifacts, launchChromium, prepareBrowserTest } from '../support/browser.ts';
 import { ingest, ok, type QueryResponse } from '../support/query.ts';
 import { harnessConfig } from './fixtures/chart-harness/vite.config.ts';
 import { chartEvents, CITIES, EVENT_COUNT, USERS } from './fixtures/chart-harness/events.ts';
 import { barOrder, categoryItems } from '../../renderer/src/lib/charts/category.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const artifacts = path.join(root, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ORIGIN = 'http://charts.harness';
 
 let a: TestAppliance;
@@ -34,20 +32,15 @@ const pageErrors: string[] = [];
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-  mkdirSync(artifacts, { recursive: true });
+  prepareBrowserTest({ ui: false });
   outDir = mkdtempSync(path.join(tmpdir(), 'chart-harness-'));
   await build(harnessConfig(outDir));
   a = await startTestAppliance();
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = a.context.fractals.defaultFractal()!;
-  fractalId = f.id;
-  const token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!);
+  let token: string;
+  ({ fractalId, token } = defaultIngest(a));
   await ingest(a, token, fractalId, chartEvents());
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1040, height: 520 } });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {

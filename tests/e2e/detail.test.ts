@@ -11,20 +11,17 @@
 // Escape closing it; the sidebar's counts, top values with bars, filters and numeric statistics.
 // Screenshots: test-artifacts/detail-*.png.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build, preview, type PreviewServer } from 'vite';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, defaultIngest, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { launchChromium, prepareBrowserTest, screenshot } from '../support/browser.ts';
 import { waitForLogs, storedLogs } from '../support/logs.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const artifacts = path.join(root, 'test-artifacts');
 const harnessConfig = path.join(import.meta.dirname, 'fixtures/detail-harness/vite.config.ts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let a: TestAppliance;
 let api: Client;
@@ -52,14 +49,11 @@ function events() {
 }
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
-  mkdirSync(artifacts, { recursive: true });
+  prepareBrowserTest();
   a = await startTestAppliance();
   api = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const fractal = a.context.fractals.defaultFractal()!;
-  fractalId = fractal.id;
-  const token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(fractalId)[0]!);
+  let token: string;
+  ({ fractalId, token } = defaultIngest(a));
   // Sent as NDJSON through the real ingest endpoint; one record carries an integer beyond 2^53.
   const lines = events().map((e) => JSON.stringify(e));
   lines[15] = lines[15]!.replace('"msg":', '"trace_id":123456789012345678901,"msg":');
@@ -81,10 +75,7 @@ before(async () => {
   });
   harness = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
@@ -93,7 +84,6 @@ after(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, name) });
 
 async function openHarness(
   opts: { theme?: string; zone?: string; pick?: string; q?: string; vars?: Array<{ name: string; value: string }> } = {},
@@ -166,7 +156,7 @@ test('log detail: fields, filters, copy, the original record, surrounding logs, 
   await panel.getByRole('button', { name: 'Copy msg', exact: true }).click();
   await panel.getByRole('button', { name: 'Copy msg', exact: true }).filter({ hasText: '✓' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'event 15');
-  await shot(page, 'detail-fields.png');
+  await screenshot(page, 'detail-fields.png');
 
   // ---- the original record, pretty-printed, values untouched
   await panel.getByRole('tab', { name: 'Original' }).click();
@@ -177,7 +167,7 @@ test('log detail: fields, filters, copy, the original record, surrounding logs, 
   assert.ok(text.includes('"trace_id": 123456789012345678901,'), 'the big integer as received');
   assert.deepEqual(JSON.parse(text), JSON.parse(anchor.raw), 'the same record');
   await panel.getByText('JSON, indented for reading').waitFor();
-  await shot(page, 'detail-record.png');
+  await screenshot(page, 'detail-record.png');
 
   // ---- surrounding logs: ten before and after, oldest first, the opened one in the middle
   await panel.getByRole('tab', { name: 'Surrounding' }).click();
@@ -201,7 +191,7 @@ test('log detail: fields, filters, copy, the original record, surrounding logs, 
   await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Surrounding logs"] tr[data-side="before"]').length === 5);
   assert.deepEqual(await seqsShown(), [0, 3, 6, 9, 12, 15, 18, 21, 24, 27], 'web1 is every third event; none after 27');
   await around.getByText('Nothing later with host = web1 in this fractal.').waitFor();
-  await shot(page, 'detail-surrounding.png');
+  await screenshot(page, 'detail-surrounding.png');
 
   // a log of the list opens here, with a way back
   await around.getByRole('button', { name: 'event 12' }).click();
@@ -223,7 +213,7 @@ test('log detail: fields, filters, copy, the original record, surrounding logs, 
   assert.match(await addAlert.innerText(), /tags cannot contain commas, quotes or control characters/);
   assert.equal(await panel.getByLabel('Tags').getAttribute('aria-invalid'), 'true', 'the tags input is marked');
   assert.equal(await panel.getByLabel('Add a comment').getAttribute('aria-invalid'), null);
-  await shot(page, 'detail-comment-error.png');
+  await screenshot(page, 'detail-comment-error.png');
   assert.equal((await api.get(commentsUrl)).body.data.length, 0, 'nothing stored');
   await panel.getByLabel('Tags').fill('triage, phishing');
   await panel.getByRole('button', { name: 'Add comment' }).click();
@@ -252,12 +242,12 @@ test('log detail: fields, filters, copy, the original record, surrounding logs, 
   assert.equal(stored1[0].content, 'Confirmed phishing: same user agent as on web2.');
   assert.deepEqual(stored1[0].tags, ['confirmed', 'phishing']);
   assert.deepEqual(await thread.getByRole('list', { name: 'Tags' }).getByRole('listitem').allInnerTexts(), ['confirmed', 'phishing']);
-  await shot(page, 'detail-comments.png');
+  await screenshot(page, 'detail-comments.png');
 
   await thread.getByRole('button', { name: 'Delete comment by admin' }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete this comment?' });
   await dialog.waitFor();
-  await shot(page, 'detail-comment-delete.png');
+  await screenshot(page, 'detail-comment-delete.png');
   await page.keyboard.press('Escape'); // cancels the dialog only
   await dialog.waitFor({ state: 'hidden' });
   assert.equal(await panel.count(), 1, 'Escape in the dialog leaves the panel open');
@@ -330,7 +320,7 @@ test('field sidebar: fields with counts, top values with bars, filters, numeric 
   const userWidths = await users.locator('.bar').evaluateAll((els) => els.map((e) => parseFloat((e as HTMLElement).style.width)));
   assert.deepEqual(userWidths, [26.67, 26.67, 23.33, 23.33]);
   assert.match((await users.getByRole('listitem').allInnerTexts())[0]!, /^alice\s+27%\s+8/);
-  await shot(page, 'detail-sidebar.png');
+  await screenshot(page, 'detail-sidebar.png');
 
   // numbers: min, avg, max
   await fieldButton('bytes').click();
@@ -357,6 +347,6 @@ test('light theme and local time: screenshots', async () => {
   await sidebar(page).getByRole('list', { name: 'Top values of source' }).waitFor();
   await detail(page).getByRole('tab', { name: 'Surrounding' }).click();
   await detail(page).getByRole('table', { name: 'Surrounding logs' }).locator('tr[data-side="after"]').first().waitFor();
-  await shot(page, 'detail-light.png');
+  await screenshot(page, 'detail-light.png');
   await context.close();
 });

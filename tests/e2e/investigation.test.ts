@@ -9,17 +9,13 @@
 //
 // Screenshots of each main screen go to test-artifacts/workspace-*.png for a person to look at.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ADMIN_PASSWORD, signIn as apiSignIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_PASSWORD, defaultIngest, signIn as apiSignIn, type TestAppliance } from '../support/appliance.ts';
+import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const artifacts = path.join(root, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -27,24 +23,10 @@ let fractalId: string;
 let token: string;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
-  mkdirSync(artifacts, { recursive: true });
-  a = await startTestAppliance();
-  const f = a.context.fractals.defaultFractal()!;
-  fractalId = f.id;
-  token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  ({ a, browser } = await startBrowserTest());
+  ({ fractalId, token } = defaultIngest(a));
 });
-after(async () => {
-  await browser?.close();
-  await a?.dispose();
-});
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, name) });
+after(() => stopBrowserTest(a, browser));
 
 // ---- the data: a web estate's last half hour, deterministic ------------------------------------------------
 // Background traffic, one request every 20 s, and an incident 8–12 minutes ago: web1 answers 500/503 to a
@@ -95,28 +77,8 @@ const countsBy = (key: 'host' | 'user' | 'status') => {
 
 // ---- page helpers ---------------------------------------------------------------------------------------------
 
-const editor = (page: Page) => page.locator('.cm-content');
-const rows = (page: Page) => page.locator('[role="grid"] [role="row"][data-i]');
 const sidebar = (page: Page) => page.getByRole('complementary', { name: /^Fields/ });
 const detail = (page: Page) => page.getByRole('complementary', { name: /^(Surrounding log|Log)\b/ });
-const queryText = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('.cm-content .cm-line')]
-      .map((line) => {
-        const copy = line.cloneNode(true) as HTMLElement;
-        copy.querySelectorAll('.cm-placeholder, .cm-widgetBuffer, .cm-lintPoint').forEach((w) => w.remove());
-        return copy.textContent ?? '';
-      })
-      .join('\n'),
-  );
-
-async function setQuery(page: Page, q: string) {
-  await editor(page).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Delete');
-  if (q) await page.keyboard.insertText(q);
-}
-
 /** Waits until the run is over; with `n`, until the table shows n rows. */
 async function waitDone(page: Page, n?: number) {
   await page.waitForFunction(
@@ -162,9 +124,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(a.url + '/');
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInWithForm(page);
   await editor(page).waitFor();
 
   // ---- sample logs through the real ingest endpoint; a query shows histogram, rows and fields
@@ -186,7 +146,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   const gridBox = (await page.locator('[role="grid"]').boundingBox())!;
   assert.ok(sideBox.width >= 240 && sideBox.width <= 280, `sidebar width ${sideBox.width}`);
   assert.ok(gridBox.x >= sideBox.x + sideBox.width - 1, 'the table starts where the sidebar ends');
-  await shot(page, 'workspace-results.png');
+  await screenshot(page, 'workspace-results.png');
 
   // ---- no layout shift while rows stream: the same query again, with the layout-shift entries counted
   await page.evaluate(() => {
@@ -223,7 +183,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   // The open field's top values in the sidebar beside it: the main screen with everything open.
   await sidebar(page).getByRole('button', { name: /^user \d/ }).click();
   await sidebar(page).getByRole('list', { name: 'Top values of user' }).waitFor();
-  await shot(page, 'workspace-detail.png');
+  await screenshot(page, 'workspace-detail.png');
   // A click on the time of another row opens that one.
   await rows(page).nth(3).locator('.time').click();
   await page.waitForFunction(() => document.querySelector('[role="row"][aria-selected="true"]')?.getAttribute('data-i') === '3');
@@ -234,7 +194,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   // The time picker offers a range around the open log.
   await page.getByRole('button', { name: /^Time range:/ }).click();
   await page.getByRole('group', { name: 'Around the open log' }).getByRole('button', { name: '±5 min' }).waitFor();
-  await shot(page, 'workspace-around.png');
+  await screenshot(page, 'workspace-around.png');
   await page.keyboard.press('Escape');
 
   // ---- comment on it: the thread in the panel, the comment stored in the service
@@ -256,10 +216,10 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   assert.deepEqual([...stored[0]!.tags].sort(), ['session', 'triage']);
   assert.equal(stored[0]!.author, 'admin');
   assert.equal(await detail(page).getByRole('tab', { name: /^Comments/ }).getAttribute('aria-label'), 'Comments (1)');
-  await shot(page, 'workspace-comments.png');
+  await screenshot(page, 'workspace-comments.png');
   // Light theme, same screen.
   await page.getByRole('button', { name: /Switch to light/ }).click();
-  await shot(page, 'workspace-comments-light.png');
+  await screenshot(page, 'workspace-comments-light.png');
   await page.getByRole('button', { name: /Switch to dark/ }).click();
   await page.keyboard.press('Escape'); // focus is in the panel: its own Escape closes it
   await detail(page).waitFor({ state: 'detached' });
@@ -292,19 +252,19 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   const timechart = await waitChart(page, 'timechart');
   assert.equal(await histogram.count(), 0, 'an aggregation has no event histogram');
   for (const s of countsBy('status').keys()) assert.match(await timechart.innerText(), new RegExp(`\\b${s}\\b`), `series ${s} in the legend`);
-  await shot(page, 'workspace-timechart.png');
+  await screenshot(page, 'workspace-timechart.png');
 
   await run(page, 'groupBy(host) | barchart()');
   const barchart = await waitChart(page, 'barchart');
   for (const [h, n] of countsBy('host')) assert.match(await barchart.innerText(), new RegExp(`${h}\\s+${n}`), `bar ${h} = ${n} in the legend`);
-  await shot(page, 'workspace-barchart.png');
+  await screenshot(page, 'workspace-barchart.png');
 
   await run(page, 'groupBy(user) | piechart()');
   const pie = await waitChart(page, 'piechart');
   assert.ok((await pie.locator('svg path, svg circle').count()) >= countsBy('user').size, 'a slice per user');
-  await shot(page, 'workspace-piechart.png');
+  await screenshot(page, 'workspace-piechart.png');
   await page.getByRole('button', { name: /Switch to light/ }).click();
-  await shot(page, 'workspace-piechart-light.png');
+  await screenshot(page, 'workspace-piechart-light.png');
   await page.getByRole('button', { name: /Switch to dark/ }).click();
 
   // ---- the table, and back to the chart, from the toolbar with the keyboard
@@ -315,7 +275,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   assert.equal(await switcher.getByRole('button', { name: 'Table' }).getAttribute('aria-pressed'), 'true');
   const tableText = await page.locator('[role="grid"]').innerText();
   for (const [u, n] of countsBy('user')) assert.match(tableText, new RegExp(`${u}\\s+${n}`));
-  await shot(page, 'workspace-table.png');
+  await screenshot(page, 'workspace-table.png');
 
   // ---- export CSV of what is shown, and read it back
   const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
@@ -336,7 +296,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
   await page.locator('#query-help .error-text').waitFor();
   if (await page.locator('.cm-tooltip-autocomplete').count()) await page.keyboard.press('Escape'); // the completion list, not the message
   assert.match(await page.locator('#query-help').innerText(), /Parse error/);
-  await shot(page, 'workspace-error.png');
+  await screenshot(page, 'workspace-error.png');
   assert.deepEqual(pageErrors, []);
   await page.close();
 });

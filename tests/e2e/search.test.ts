@@ -8,17 +8,13 @@
 // investigation flow (sidebar, comments, charts) is tests/e2e/investigation.test.ts. Screenshots go to
 // test-artifacts/.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import type { Browser, Page } from 'playwright-core';
+import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
+import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const artifacts = path.join(root, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -26,24 +22,11 @@ let fractalId: string;
 let token: string;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
-  mkdirSync(artifacts, { recursive: true });
-  a = await startTestAppliance();
-  const f = a.context.fractals.defaultFractal()!;
-  fractalId = f.id;
-  token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  ({ a, browser } = await startBrowserTest());
+  ({ fractalId, token } = defaultIngest(a));
 });
-after(async () => {
-  await browser?.close();
-  await a?.dispose();
-});
+after(() => stopBrowserTest(a, browser));
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifacts, name) });
 const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
 
 /** Recent events (minutes ago), one with quotes, a comma and a backslash to exercise quoting and CSV. */
@@ -63,27 +46,7 @@ const OLD = [
   { timestamp: '2025-03-02T11:30:00Z', user: 'mallory', host: 'legacy', status: 200, msg: 'old breach success' },
 ];
 
-const editor = (page: Page) => page.locator('.cm-content');
-const rows = (page: Page) => page.locator('[role="grid"] [role="row"][data-i]');
 const status = (page: Page) => page.locator('.toolbar [role="status"]');
-/** The editor's text: its lines, without the placeholder and widgets. */
-const queryText = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('.cm-content .cm-line')]
-      .map((line) => {
-        const copy = line.cloneNode(true) as HTMLElement;
-        copy.querySelectorAll('.cm-placeholder, .cm-widgetBuffer, .cm-lintPoint').forEach((w) => w.remove());
-        return copy.textContent ?? '';
-      })
-      .join('\n'),
-  );
-
-async function setQuery(page: Page, q: string) {
-  await editor(page).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Delete');
-  if (q) await page.keyboard.insertText(q);
-}
 
 /** Waits until the run finished with `n` rows shown. */
 async function waitRows(page: Page, n: number) {
@@ -98,24 +61,18 @@ async function waitRows(page: Page, n: number) {
   );
 }
 
-async function signIn(page: Page) {
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 test('search workspace: run, histogram, filter by click, syntax error, export, keyboard, time range in the address, reload', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(a.url + '/');
-  await signIn(page);
+  await signInWithForm(page);
 
   // ---- the default screen after sign-in: the workspace, empty fractal said in words
   await editor(page).waitFor();
   await page.getByRole('heading', { name: 'This fractal holds no logs yet' }).waitFor();
   assert.match(page.url(), /#\/search\?q=&t=24h&scope=fractal%3A/, 'the view is in the address');
-  await shot(page, 'search-empty.png');
+  await screenshot(page, 'search-empty.png');
 
   // ---- logs arrive through the real ingest endpoint; Ctrl+Enter runs
   await ingest(a, token, fractalId, [...EVENTS, ...OLD]);
@@ -130,9 +87,9 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   // Times in the user's zone, UTC on hover.
   const firstTime = rows(page).first().locator('.time');
   assert.match((await firstTime.getAttribute('title'))!, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/);
-  await shot(page, 'search-results.png');
+  await screenshot(page, 'search-results.png');
   await page.getByRole('button', { name: /Switch to light/ }).click();
-  await shot(page, 'search-results-light.png');
+  await screenshot(page, 'search-results-light.png');
   await page.getByRole('button', { name: /Switch to dark/ }).click();
 
   // ---- click a value: field=value is added and the query runs again with fewer rows
@@ -160,7 +117,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   const strip = page.locator('#query-help');
   await page.waitForFunction(() => /Parse error: expected value, got EOF/.test(document.querySelector('#query-help')?.textContent ?? ''));
   assert.match(await strip.innerText(), /Parse error: expected value, got EOF/);
-  await shot(page, 'search-error.png');
+  await screenshot(page, 'search-error.png');
   // Running it anyway: the refusal is shown in the service's words where the user acted.
   await page.keyboard.press('Control+Enter');
   await page.getByRole('alert').filter({ hasText: 'Parse error: expected value, got EOF' }).waitFor();
@@ -204,7 +161,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await page.keyboard.press('j');
   await detailFields.getByText('bye Zoë').waitFor();
   assert.equal(await page.locator('[role="row"][aria-selected="true"]').getAttribute('data-i'), '2');
-  await shot(page, 'search-row-open.png');
+  await screenshot(page, 'search-row-open.png');
   await page.keyboard.press('Escape');
   await detail.waitFor({ state: 'detached' });
 
@@ -240,12 +197,12 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
 test('search workspace: empty default range offers the span, drag-zoom, live tail, cancel, expired session returns to the same view', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto(a.url + '/#/search?q=user%3Dmallory&t=24h');
-  await signIn(page);
+  await signInWithForm(page);
 
   // ---- imported evidence is older than the default range: said, and one click searches its span
   await page.getByRole('heading', { name: 'No matching events in the last 24 hours' }).waitFor({ timeout: 15_000 });
   assert.match(await page.locator('.results .empty').innerText(), /This fractal holds \d+ logs from 2025-03-01 10:00:00/);
-  await shot(page, 'search-empty-range.png');
+  await screenshot(page, 'search-empty-range.png');
   await page.getByRole('button', { name: 'Search all its data' }).click();
   await waitRows(page, 2);
   assert.match(page.url(), /t=all/);
@@ -308,7 +265,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await setQuery(page, 'user=bob');
   await page.keyboard.press('Control+Enter');
   await page.getByLabel('Username').waitFor();
-  await signIn(page);
+  await signInWithForm(page);
   await editor(page).waitFor();
   await waitRows(page, 2);
   assert.equal(await queryText(page), 'user=bob');

@@ -34,6 +34,12 @@ export async function startTestAppliance(env: Record<string, string> = {}, dataD
   });
 }
 
+/** The default fractal of a fresh appliance and the value of the ingest token it was made with. */
+export function defaultIngest(a: TestAppliance): { fractalId: string; token: string } {
+  const f = a.context.fractals.defaultFractal()!;
+  return { fractalId: f.id, token: a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!) };
+}
+
 export interface Res<T = any> {
   status: number;
   headers: Headers;

@@ -1,0 +1,60 @@
+// Start-up shared by the browser tests: Debian's Chromium driven by playwright-core against a real
+// appliance on a fresh data dir, the admin's sign-in through the form, and screenshots into
+// test-artifacts/ for a person to look at.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from './appliance.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+export const artifacts = path.join(root, 'test-artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Checks that Chromium is installed and makes the screenshot folder; `ui` also builds the UI the
+ * appliance serves when it is missing or older than its sources (harness pages build their own).
+ */
+export function prepareBrowserTest({ ui = true }: { ui?: boolean } = {}): void {
+  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  if (ui) execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
+  mkdirSync(artifacts, { recursive: true });
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** prepareBrowserTest, a fresh appliance and Chromium; stop them with stopBrowserTest. */
+export async function startBrowserTest(): Promise<{ a: TestAppliance; browser: Browser }> {
+  prepareBrowserTest();
+  const a = await startTestAppliance();
+  try {
+    return { a, browser: await launchChromium() };
+  } catch (err) {
+    await a.dispose();
+    throw err;
+  }
+}
+
+/** Either may be missing when start-up failed half-way. */
+export async function stopBrowserTest(a: TestAppliance | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await a?.dispose();
+}
+
+/** The page as test-artifacts/<name>: the viewport, or with `fullPage` the whole scrolled page. */
+export function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<Buffer> {
+  return page.screenshot({ path: path.join(artifacts, name), ...opts });
+}
+
+/** Signs in as the administrator through the sign-in form the page shows. */
+export async function signInWithForm(page: Page): Promise<void> {
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
