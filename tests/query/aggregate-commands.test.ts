@@ -4,10 +4,9 @@
 // selectFirst/selectLast, top, frequency, headTail, bucket, analyzeFields with their columns,
 // field_order, ordering and is_aggregated.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { compileQuery } from '../../service/src/query/compile.ts';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { col, query, queryDataset } from '../support/query.ts';
 
 // Ten events, one a minute from the start of the previous hour (so 5-minute buckets are known).
 const BASE = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
@@ -61,27 +60,11 @@ const closeAll = (actual: unknown, expected: number[], what = '') => {
 /** Text form of an event time, as the response gives times. */
 const timeText = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
+const data = queryDataset('statistics', () => DATA.map(({ minute, ...fields }) => ({ timestamp: at(minute).toISOString(), ...fields })));
 
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'statistics' })).body.data;
-  fractal = f.id;
-  await ingest(
-    a,
-    f.default_ingest_token,
-    fractal,
-    DATA.map(({ minute, ...fields }) => ({ timestamp: at(minute).toISOString(), ...fields })),
-  );
-});
-after(() => a.dispose());
-
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 const fail = async (q: string) => {
-  const r = await query(admin, q, { fractal_id: fractal });
+  const r = await query(data.admin, q, { fractal_id: data.fractal });
   assert.equal(r.status, 400, JSON.stringify(r.body));
   return r.body;
 };

@@ -3,10 +3,9 @@
 // the branch's rows, conditional aggregates named <output>_<position>, count() after a case,
 // and errors with the `case branch: ` prefix and whole-query spans.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { compileQuery } from '../../service/src/query/compile.ts';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { col, query, queryDataset } from '../support/query.ts';
 
 const DATA = [
   { minute: 1, user: 'alice', host: 'web1', status_code: 200, image: 'C:\\Windows\\powershell.exe', bytes: 100 },
@@ -20,25 +19,13 @@ const DATA = [
 ];
 const BASE = Date.now() - 60 * 60_000;
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
+const data = queryDataset('cases', () => DATA.map(({ minute, ...fields }) => ({ timestamp: new Date(BASE + minute * 60_000).toISOString(), ...fields })));
 
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'cases' })).body.data;
-  fractal = f.id;
-  const events = DATA.map(({ minute, ...fields }) => ({ timestamp: new Date(BASE + minute * 60_000).toISOString(), ...fields }));
-  await ingest(a, f.default_ingest_token, fractal, events);
-});
-after(() => a.dispose());
-
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 /** Event rows oldest first (minute 1 … 8), so they line up with DATA. */
 const chronological = async (q: string) => (await run(`${q} | sort(timestamp)`)).results;
 const fail = async (q: string) => {
-  const r = await query(admin, q, { fractal_id: fractal });
+  const r = await query(data.admin, q, { fractal_id: data.fractal });
   assert.equal(r.status, 400, JSON.stringify(r.body));
   assert.equal(r.body.error_type, 'translate');
   return r.body;

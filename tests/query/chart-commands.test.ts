@@ -3,9 +3,8 @@
 // field_order, is_aggregated, row caps, and every error message. Expected numbers are worked out
 // by hand from the table below.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { describe, test } from 'node:test';
+import { col, query, queryDataset } from '../support/query.ts';
 
 // #, user, action, bytes, status, response_time, src_ip, dst_ip, computer_name. Event 1 is the
 // newest. bytes of event 13 and response_time of event 13 are not numbers.
@@ -55,23 +54,12 @@ function events(base = Date.now()) {
   }));
 }
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
+const data = queryDataset('charts', events);
 
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'charts' })).body.data;
-  fractal = f.id;
-  await ingest(a, f.default_ingest_token, fractal, events());
-});
-after(() => a.dispose());
-
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 
 async function fails(q: string, message: string): Promise<void> {
-  const r = await query(admin, q, { fractal_id: fractal });
+  const r = await query(data.admin, q, { fractal_id: data.fractal });
   assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
   assert.equal(r.body.success, false);
   assert.equal(r.body.error, `Query error: ${message}`);
@@ -80,11 +68,11 @@ async function fails(q: string, message: string): Promise<void> {
 
 /** Runs `q` with `max_query_rows` set to `rows`, then restores the default. */
 async function withRowCap<T>(rows: number, fn: () => Promise<T>): Promise<T> {
-  assert.equal((await admin.put('/api/v1/settings', { max_query_rows: rows })).status, 200);
+  assert.equal((await data.admin.put('/api/v1/settings', { max_query_rows: rows })).status, 200);
   try {
     return await fn();
   } finally {
-    await admin.put('/api/v1/settings', { max_query_rows: 10000 });
+    await data.admin.put('/api/v1/settings', { max_query_rows: 10000 });
   }
 }
 

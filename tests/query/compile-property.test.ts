@@ -4,26 +4,15 @@
 // SQL) and from random mutations of the spec's examples.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { COMMANDS } from '../../service/src/query/commands/registry.ts';
 import { compileQuery } from '../../service/src/query/compile.ts';
 import { QueryCompileError } from '../../service/src/query/plan/errors.ts';
 import { checkRegexes, runQueryRows } from '../../service/src/query/run.ts';
 import { QueryParseError } from '../../service/src/query/syntax/ast.ts';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { ingest, sampleEvents } from '../support/query.ts';
+import { queryDataset, sampleEvents } from '../support/query.ts';
 
-let a: TestAppliance;
-let fractal: string;
-
-before(async () => {
-  a = await startTestAppliance();
-  const admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'prop' })).body.data;
-  fractal = f.id;
-  await ingest(a, f.default_ingest_token, fractal, sampleEvents());
-});
-after(() => a.dispose());
+const data = queryDataset('prop', sampleEvents);
 
 const fieldName = fc.constantFrom('user', 'host', 'status', 'bytes', 'src_ip', 'msg', 'image', 'timestamp', 'norm_log', '_count', 'a.b', 'src-ip', 'x');
 const nasty = fc.constantFrom(
@@ -87,8 +76,8 @@ test('no escaping exception, valid spans, and SQL the engine accepts', async () 
       let compiled;
       try {
         compiled = compileQuery(text, {
-          table: a.context.ch.table('logs'),
-          fractalIds: [fractal],
+          table: data.a.context.ch.table('logs'),
+          fractalIds: [data.fractal],
           start: new Date(Date.now() - 86400_000),
           end: new Date(),
           maxRows: 10_000,
@@ -103,13 +92,13 @@ test('no escaping exception, valid spans, and SQL the engine accepts', async () 
         return;
       }
       try {
-        await checkRegexes(a.context.ch, compiled.regexes);
+        await checkRegexes(data.a.context.ch, compiled.regexes);
       } catch (err) {
         assert.ok(err instanceof QueryCompileError, `${text}: ${String(err)}`);
         return;
       }
       try {
-        await runQueryRows(a.context.ch, compiled, { timeoutS: 30 });
+        await runQueryRows(data.a.context.ch, compiled, { timeoutS: 30 });
         accepted++;
       } catch (err) {
         assert.fail(`the engine refused the SQL of ${JSON.stringify(text)}: ${(err as { detail?: string }).detail ?? err}\n${compiled.sql}`);
@@ -119,6 +108,6 @@ test('no escaping exception, valid spans, and SQL the engine accepts', async () 
   );
   assert.ok(accepted > 50, `only ${accepted} generated queries compiled; the generator is too weak`);
   // The events are still all there: nothing crafted above changed the data.
-  const rs = await a.context.ch.client.query({ query: `SELECT count() AS n FROM ${a.context.ch.table('logs')}`, format: 'JSONEachRow' });
+  const rs = await data.a.context.ch.client.query({ query: `SELECT count() AS n FROM ${data.a.context.ch.table('logs')}`, format: 'JSONEachRow' });
   assert.equal(Number(((await rs.json()) as Array<{ n: string }>)[0].n), 8);
 });

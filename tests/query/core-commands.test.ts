@@ -1,24 +1,12 @@
 // CORE filters and commands of query-language.md against real events in the embedded engine:
 // rows, column names and order, chart_type and is_aggregated.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query, sampleEvents } from '../support/query.ts';
+import { describe, test } from 'node:test';
+import { col, query, queryDataset, sampleEvents } from '../support/query.ts';
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
+const data = queryDataset('investigation', sampleEvents);
 
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'investigation' })).body.data;
-  fractal = f.id;
-  await ingest(a, f.default_ingest_token, fractal, sampleEvents());
-});
-after(() => a.dispose());
-
-const run = (q: string, extra: Record<string, unknown> = {}) => ok(admin, q, { fractal_id: fractal, ...extra });
+const { run } = data;
 const users = async (q: string) => col(await run(q), 'user');
 
 describe('event search', () => {
@@ -31,7 +19,7 @@ describe('event search', () => {
     assert.deepEqual(col(r, 'user'), ['alice', 'bob', 'alice', 'carol', 'alice', 'dave', 'bob', 'erin']);
     const first = r.results[0];
     assert.match(first.timestamp, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
-    assert.equal(first.fractal_id, fractal);
+    assert.equal(first.fractal_id, data.fractal);
     assert.equal(first.status, '200');
     assert.match(first.norm_log, /"user":"alice"/);
     assert.ok(Array.isArray(r.histogram));
@@ -229,7 +217,7 @@ describe('display commands', () => {
     const r = await run('dedup(user)');
     assert.equal(r.count, 5);
     assert.equal(r.results.find((x) => x.user === 'alice')!.status, '200');
-    const bad = await query(admin, '* | groupBy(user) | dedup(host)', { fractal_id: fractal });
+    const bad = await query(data.admin, '* | groupBy(user) | dedup(host)', { fractal_id: data.fractal });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error!, /dedup\(host\): "host" is not produced by the preceding aggregation/);
   });
@@ -280,7 +268,7 @@ describe('timechart', () => {
 
 describe('errors', () => {
   test('an unknown command is a translate error without a position', async () => {
-    const r = await query(admin, '* | foo(x)', { fractal_id: fractal });
+    const r = await query(data.admin, '* | foo(x)', { fractal_id: data.fractal });
     assert.equal(r.status, 400);
     assert.equal(r.body.error, 'Query error: unsupported command: foo');
     assert.equal(r.body.error_type, 'translate');
@@ -288,7 +276,7 @@ describe('errors', () => {
   });
 
   test('a syntax error has a code point span', async () => {
-    const r = await query(admin, 'status>=', { fractal_id: fractal });
+    const r = await query(data.admin, 'status>=', { fractal_id: data.fractal });
     assert.equal(r.status, 400);
     assert.equal(r.body.error, 'Parse error: expected value, got EOF');
     assert.equal(r.body.error_type, 'parse');
@@ -296,20 +284,20 @@ describe('errors', () => {
   });
 
   test('a non-numeric comparison value and a bad regex are 400s naming the problem', async () => {
-    const n = await query(admin, 'bytes>abc', { fractal_id: fractal });
+    const n = await query(data.admin, 'bytes>abc', { fractal_id: data.fractal });
     assert.equal(n.status, 400);
     assert.equal(n.body.error, 'Query error: numeric comparison: expected numeric value, got "abc"');
-    const re = await query(admin, 'msg=/(unclosed/', { fractal_id: fractal });
+    const re = await query(data.admin, 'msg=/(unclosed/', { fractal_id: data.fractal });
     assert.equal(re.status, 400);
     assert.match(re.body.error!, /invalid regular expression "\(unclosed"/);
     assert.equal((await run('*')).count, 8);
   });
 
   test('a bad time range is refused', async () => {
-    const r = await query(admin, '*', { fractal_id: fractal, start: 'yesterday' });
+    const r = await query(data.admin, '*', { fractal_id: data.fractal, start: 'yesterday' });
     assert.equal(r.status, 400);
     assert.equal(r.body.error, 'Invalid time range. Use RFC3339 format.');
-    const rev = await query(admin, '*', { fractal_id: fractal, start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' });
+    const rev = await query(data.admin, '*', { fractal_id: data.fractal, start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' });
     assert.equal(rev.status, 400);
   });
 });

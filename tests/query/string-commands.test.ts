@@ -2,9 +2,8 @@
 // against real events ingested through the ingest endpoint: rows, column names, field_order,
 // is_aggregated, the spec's examples, Unicode, errors, and values that must stay values.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { describe, test } from 'node:test';
+import { col, query, queryDataset } from '../support/query.ts';
 
 // ---- An independent CityHash64 (v1.0.2, the version ClickHouse's cityHash64 uses), transcribed
 // from Google's reference C++ with BigInt arithmetic, so `hash()` is checked against the
@@ -201,23 +200,12 @@ const EVENTS = [
 const TIMES = EVENTS.map((e) => e.timestamp);
 const EVENT_TAIL = ['timestamp', 'log_id', 'fractal_id', 'norm_log'];
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
+const data = queryDataset('strings', () => EVENTS);
 
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'strings' })).body.data;
-  fractal = f.id;
-  await ingest(a, f.default_ingest_token, fractal, EVENTS);
-});
-after(() => a.dispose());
-
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 /** A query that must fail to compile: its `Query error: …` message. */
 async function compileError(q: string): Promise<string> {
-  const r = await query(admin, q, { fractal_id: fractal });
+  const r = await query(data.admin, q, { fractal_id: data.fractal });
   assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
   assert.equal(r.body.error_type, 'translate', `${q}: ${JSON.stringify(r.body)}`);
   return r.body.error!;
@@ -560,14 +548,14 @@ describe('all together', () => {
   });
 
   test('the reference lists each command with its tier and an example', async () => {
-    const ref = (await admin.get('/api/v1/query/reference')).body.data;
+    const ref = (await data.admin.get('/api/v1/query/reference')).body.data;
     const names = ['replace', 'concat', 'lowercase', 'uppercase', 'len', 'logSize', 'levenshtein', 'base64Decode', 'split', 'substr', 'urldecode', 'coalesce', 'sprintf', 'eval', 'hash', 'strftime', 'now'];
     for (const n of names) {
       const c = ref.commands.find((x: { name: string }) => x.name === n);
       assert.ok(c, n);
       assert.equal(c.tier, 'STANDARD');
       assert.ok(c.signature.startsWith(`${n}(`), n);
-      const v = await admin.post('/api/v1/query/validate', { query: c.example, fractal_id: fractal });
+      const v = await data.admin.post('/api/v1/query/validate', { query: c.example, fractal_id: data.fractal });
       assert.equal(v.body.valid ?? v.body.data?.valid, true, `${n}: ${c.example} ${JSON.stringify(v.body)}`);
     }
   });

@@ -3,9 +3,8 @@
 // statistics over all rows of the stage, conditions on window columns after them (§1.9 rule 5),
 // event conditions still first (rule 1). Expected numbers are worked out by hand below.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { describe, test } from 'node:test';
+import { col, ingest, ok, query, queryDataset } from '../support/query.ts';
 
 // Event 1 is the newest. bytes of event 13 is not a number.
 const ROWS: Array<[string, string, number | string, number]> = [
@@ -39,29 +38,15 @@ const BYTES = ROWS.map((r) => String(r[2]));
 // |c − 2|: 6 0 1 0 1 1 → sorted 0 0 1 1 1 6, MAD 1. _modified_z = 0.6745·(c − 2): alice 4.047.
 const USER_Z: Record<string, number> = { alice: 4.047, bob: 0, carol: -0.6745, dave: 0, erin: 0.6745, frank: -0.6745 };
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
-
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = (await admin.post('/api/v1/fractals', { name: 'windows' })).body.data;
-  fractal = f.id;
+const data = queryDataset('windows', () => {
   const base = Date.now();
-  await ingest(
-    a,
-    f.default_ingest_token,
-    fractal,
-    ROWS.map(([user, action, bytes, status], i) => ({ timestamp: new Date(base - (i + 1) * 60_000).toISOString(), user, action, bytes, status })),
-  );
+  return ROWS.map(([user, action, bytes, status], i) => ({ timestamp: new Date(base - (i + 1) * 60_000).toISOString(), user, action, bytes, status }));
 });
-after(() => a.dispose());
 
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 
 async function fails(q: string, message: string): Promise<void> {
-  const r = await query(admin, q, { fractal_id: fractal });
+  const r = await query(data.admin, q, { fractal_id: data.fractal });
   assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
   assert.equal(r.body.error, `Query error: ${message}`);
   assert.equal(r.body.error_type, 'translate');
@@ -255,20 +240,20 @@ describe('window statistics in the pipeline (§1.9 rule 5)', () => {
 
   test('paging with the row cap off: every page is scored against all rows, not the rest after the cursor', async () => {
     // 205 events with bytes 1…205, newest first: median 103; |x − 103|: 0, 1 1, 2 2, … 102 102 → MAD 51.
-    const f = (await admin.post('/api/v1/fractals', { name: 'windows-paged' })).body.data;
+    const f = (await data.admin.post('/api/v1/fractals', { name: 'windows-paged' })).body.data;
     const base = Date.now();
     await ingest(
-      a,
+      data.a,
       f.default_ingest_token,
       f.id,
       Array.from({ length: 205 }, (_, i) => ({ timestamp: new Date(base - (205 - i) * 1000).toISOString(), bytes: i + 1 })),
     );
-    assert.equal((await admin.put('/api/v1/settings', { max_query_rows: 0 })).status, 200);
+    assert.equal((await data.admin.put('/api/v1/settings', { max_query_rows: 0 })).status, 200);
     try {
-      const one = await ok(admin, '* | madOutlier(bytes)', { fractal_id: f.id });
+      const one = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id: f.id });
       assert.equal(one.count, 200);
       assert.equal(one.has_more, true);
-      const two = await ok(admin, '* | madOutlier(bytes)', { fractal_id: f.id, cursor: one.next_cursor });
+      const two = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id: f.id, cursor: one.next_cursor });
       assert.deepEqual(col(two, 'bytes'), ['5', '4', '3', '2', '1']);
       for (const page of [one, two]) {
         assert.deepEqual(new Set(col(page, '_median')), new Set([103]));
@@ -277,7 +262,7 @@ describe('window statistics in the pipeline (§1.9 rule 5)', () => {
       // 0.6745 · (1 − 103) / 51 = -1.349
       assert.equal(two.results[4]._modified_z, -1.349);
     } finally {
-      await admin.put('/api/v1/settings', { max_query_rows: 10000 });
+      await data.admin.put('/api/v1/settings', { max_query_rows: 10000 });
     }
   });
 });

@@ -1,7 +1,9 @@
-// Query test helpers: a small investigation dataset sent through the real ingest endpoint, and
-// a `query` call returning the flat response of POST /api/v1/query.
+// Query test helpers: a small investigation dataset sent through the real ingest endpoint, a test
+// file's appliance with one fractal of events, and a `query` call returning the flat response of
+// POST /api/v1/query.
 import assert from 'node:assert/strict';
-import type { Client, TestAppliance } from './appliance.ts';
+import { after, before } from 'node:test';
+import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from './appliance.ts';
 import { waitForLogs } from './logs.ts';
 
 const minutesAgo = (m: number, base = Date.now()) => new Date(base - m * 60_000).toISOString();
@@ -61,3 +63,33 @@ export async function ok(client: Client, q: string, extra: Record<string, unknow
 
 /** One column of the rows. */
 export const col = (body: QueryResponse, name: string) => body.results.map((r) => r[name]);
+
+/** A test file's appliance, its administrator signed in, and the fractal holding the file's events. */
+export class QueryDataset {
+  a!: TestAppliance;
+  admin!: Client;
+  /** The fractal's id. */
+  fractal!: string;
+
+  /** Runs a query on the fractal that must succeed and returns its body. */
+  run = (q: string, extra: Record<string, unknown> = {}): Promise<QueryResponse> => ok(this.admin, q, { fractal_id: this.fractal, ...extra });
+}
+
+/**
+ * Sets up the calling test file: before its tests, a fresh appliance, the administrator signed in and a
+ * fractal named `name` that receives `events()` through the ingest endpoint (they are made just before
+ * they are sent, so times relative to now stay recent); after them, the appliance goes. The fields of
+ * the returned dataset are there once the tests run.
+ */
+export function queryDataset(name: string, events: () => object[]): QueryDataset {
+  const data = new QueryDataset();
+  before(async () => {
+    data.a = await startTestAppliance();
+    data.admin = await signIn(data.a.url, 'admin', ADMIN_PASSWORD);
+    const f = (await data.admin.post('/api/v1/fractals', { name })).body.data;
+    data.fractal = f.id;
+    await ingest(data.a, f.default_ingest_token, data.fractal, events());
+  });
+  after(() => data.a?.dispose());
+  return data;
+}
