@@ -333,3 +333,11 @@ describe('planner corner cases', () => {
     assert.equal(r.results[0].x, null);
   });
 });
+
+describe('timechart placement', () => {
+  test('after a standalone aggregation there are no event times: a 400 that says where to put it', async () => {
+    const r = await query(admin, 'iqr(bytes) | timechart()', { fractal_id: fractal });
+    assert.equal(r.status, 400);
+    assert.match(r.body.error!, /timechart\(\) needs event times/);
+  });
+});

@@ -27,6 +27,10 @@ export default defineCommand({
     if (!FUNCTIONS.includes(spec.fn)) {
       throw new QueryCompileError(`timechart(): unsupported function "${spec.fn}" (supported: count(), sum(f), avg(f), max(f), min(f), percent(f1, …), groupby(f1, …))`, fnArg?.span);
     }
+    // Only events have times: after a standalone aggregation (`iqr(f) | timechart()`) there are none.
+    if (p.current.agg && p.current.agg.kind !== 'group') {
+      throw new QueryCompileError('timechart() needs event times: place it before other aggregations (groupBy(x) | timechart() is fine)', call.span);
+    }
     // After groupBy(g) in this stage: g stays a key, the bucket joins it, the value replaces _count.
     const prior = p.current.agg?.kind === 'group' ? p.current : undefined;
     const groupKeys = prior ? prior.agg!.keys.map((k) => k.name) : [];
