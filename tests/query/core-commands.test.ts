@@ -336,7 +336,7 @@ describe('planner corner cases', () => {
 
 describe('timechart placement', () => {
   test('after a standalone aggregation there are no event times: a 400 that says where to put it', async () => {
-    const r = await query(admin, 'iqr(bytes) | timechart()', { fractal_id: fractal });
+    const r = await query(data.admin, 'iqr(bytes) | timechart()', { fractal_id: data.fractal });
     assert.equal(r.status, 400);
     assert.match(r.body.error!, /timechart\(\) needs event times/);
   });
