@@ -341,3 +341,13 @@ describe('timechart placement', () => {
     assert.match(r.body.error!, /timechart\(\) needs event times/);
   });
 });
+
+describe('field names crafted to break out of SQL', () => {
+  test('quoted names with backquotes, backslashes and SQL stay field names', async () => {
+    const r = await data.run('groupBy("x` FROM system.one --")');
+    assert.deepEqual(r.results, [{ 'x` FROM system.one --': '', _count: 8 }]);
+    const b = await data.run('count(field="a\\\\`b", unique=true)');
+    assert.deepEqual(b.results, [{ _count: 0 }]);
+    assert.equal((await data.run('groupBy("user")')).count, 5);
+  });
+});

@@ -33,7 +33,7 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
     text = asText(col);
     num = asNumberOrNull(col);
     const where = [
-      `fractal_id IN ${p.params.bind(p.options.fractalIds, 'Array(UUID)')}`,
+      p.scopeSql(),
       `timestamp >= ${p.params.bind(p.options.start, "DateTime64(9, 'UTC')")}`,
       `timestamp <= ${p.params.bind(p.options.end, "DateTime64(9, 'UTC')")}`,
       ...stage.where,

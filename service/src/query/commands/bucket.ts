@@ -3,7 +3,7 @@ import { QueryCompileError } from '../plan/errors.ts';
 import type { ArgValue } from '../syntax/ast.ts';
 import { Args, valueText } from './args.ts';
 import { defineCommand } from './command.ts';
-import { bucketText, parseSpan } from './span.ts';
+import { bucketTime, parseSpan } from './span.ts';
 
 /** `count()`, `sum(bytes)`, `"sum(bytes)"`, `sum(field=bytes)` → name and field. */
 function functionOf(v: ArgValue | undefined): { fn: string; field?: string } {
@@ -43,7 +43,7 @@ export default defineCommand({
     if (time.type !== 'time') {
       throw new QueryCompileError('bucket() needs event times: place it before other aggregations (groupBy(x) | bucket("5m") is fine)', call.span);
     }
-    stage.agg!.keys.push({ name: 'time_bucket', sql: bucketText(time.sql, span), type: 'text' });
+    stage.agg!.keys.push({ name: 'time_bucket', sql: bucketTime(time.sql, span), type: 'time' });
     p.markDerived('time_bucket');
     const values: Column[] = [];
     if (fn === 'count') values.push({ name: 'bucket_count', sql: 'count()', type: 'number' });

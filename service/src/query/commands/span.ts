@@ -25,6 +25,8 @@ export function bucketSql(timeSql: string, s: TimeSpan): string {
   return `toStartOfInterval(${timeSql}, INTERVAL ${s.count} ${UNIT_SQL[s.unit]})`;
 }
 
-/** Bucket start as text `YYYY-MM-DD hh:mm:ss`. */
-export const bucketText = (timeSql: string, s: TimeSpan): string =>
-  `formatDateTime(${bucketSql(timeSql, s)}, '%Y-%m-%d %H:%i:%S', 'UTC')`;
+/**
+ * Bucket start as a DateTime (second precision), so results show `YYYY-MM-DD hh:mm:ss`. Grouping
+ * by the DateTime and formatting only the output rows is about twice as fast as grouping by text.
+ */
+export const bucketTime = (timeSql: string, s: TimeSpan): string => `toDateTime(${bucketSql(timeSql, s)}, 'UTC')`;

@@ -3,7 +3,7 @@ import { QueryCompileError } from '../plan/errors.ts';
 import { aggregateColumns, subFunctionSpec } from './aggregate-functions.ts';
 import { Args, valueText } from './args.ts';
 import { defineCommand } from './command.ts';
-import { bucketText, parseSpan } from './span.ts';
+import { bucketTime, parseSpan } from './span.ts';
 
 const FUNCTIONS = ['count', 'sum', 'avg', 'max', 'min', 'percent', 'groupby'];
 
@@ -40,7 +40,7 @@ export default defineCommand({
     if (time.type !== 'time') {
       throw new QueryCompileError('timechart() needs event times: place it before other aggregations (groupBy(x) | timechart() is fine)', call.span);
     }
-    const bucket: Column = { name: 'time_bucket', sql: bucketText(time.sql, span), type: 'text' };
+    const bucket: Column = { name: 'time_bucket', sql: bucketTime(time.sql, span), type: 'time' };
     const subArgs = fnArg?.kind === 'call' ? fnArg.args : [];
     let keys = groupKeys;
     const values: Column[] = [];

@@ -41,7 +41,11 @@ export function conditionSql(cond: Condition, scope: ConditionScope): string {
     case 'search': {
       const text = scope.fullText();
       if (!text) return '0';
-      return `positionCaseInsensitiveUTF8(${text.sql}, ${scope.params.text(serializedLiteral(cond.text))}) > 0`;
+      // The stored record is JSON text for JSON shippers (where `"` and `\` appear escaped)
+      // and plain text for kv/syslog lines: match the literal as typed or as JSON escapes it.
+      const escaped = serializedLiteral(cond.text);
+      const find = (lit: string) => `positionCaseInsensitiveUTF8(${text.sql}, ${scope.params.text(lit)}) > 0`;
+      return escaped === cond.text ? find(cond.text) : `(${find(cond.text)} OR ${find(escaped)})`;
     }
     case 'regexSearch': {
       const text = scope.fullText();

@@ -11,6 +11,7 @@ import {
   asText,
   eventField,
   NORM_LOG_SQL,
+  RECORD_SQL,
   reservedEventColumn,
   timeText,
   type Column,
@@ -320,13 +321,22 @@ export class Pipeline {
     }
   }
 
+  /**
+   * The fractals read. One fractal is `=`, not IN: with `=` the engine reads the sort key
+   * newest-first and stops at the row cap; with IN it reads and sorts the whole range.
+   */
+  scopeSql(): string {
+    const ids = this.options.fractalIds;
+    return ids.length === 1 ? `fractal_id = ${this.params.bind(ids[0], 'UUID')}` : `fractal_id IN ${this.params.bind(ids, 'Array(UUID)')}`;
+  }
+
   /** A scope for conditions over a stage's input rows. */
   scopeFor(stage: Stage, events: boolean): ConditionScope {
     return {
       params: this.params,
       resolve: (n) => this.resolveIn(stage, n),
       callCondition: (c) => this.options.callCondition(this, c, (n) => this.resolveIn(stage, n)),
-      fullText: () => (events ? { name: 'norm_log', sql: NORM_LOG_SQL, type: 'text' } : undefined),
+      fullText: () => (events ? { name: 'raw', sql: RECORD_SQL, type: 'text' } : undefined),
       noteRegex: (p) => this.regexes.push(p),
     };
   }
@@ -513,7 +523,7 @@ export class Pipeline {
     return {
       from: this.eventsFrom(),
       where: [
-        `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
+        this.scopeSql(),
         `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
         `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
       ],
@@ -581,7 +591,7 @@ export class Pipeline {
   eventCountSql(bucketSeconds: number): string {
     const stage = this.events;
     const where = [
-      `fractal_id IN ${this.params.bind(this.options.fractalIds, 'Array(UUID)')}`,
+      this.scopeSql(),
       `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
       `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
       ...stage.where,
