@@ -33,6 +33,7 @@ const QueryBody = Type.Object({
 
 const TRUNCATE_BYTES = 52_428_800;
 const STREAM_FRAME_ROWS = 500;
+const HISTOGRAM_GRACE_MS = 250;
 const TRUNCATE_ROWS = 1000;
 const TRUNCATED_WARNING =
   'Warning: Result set was very large and has been truncated to 1000 rows. Consider adding more specific filters or using head() to limit results.';
@@ -86,7 +87,9 @@ export async function queryRoutes(app: App, ctx: Context) {
     try {
       const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
       const wantHistogram = p.compiled.eventRows && p.compiled.chartType === '' && !req.body.cursor;
-      const histogram = wantHistogram ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }) : undefined;
+      const histogramControl = new AbortController();
+      controller.signal.addEventListener('abort', () => histogramControl.abort());
+      const histogram = wantHistogram ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal }) : undefined;
       histogram?.catch(() => undefined);
       const rows: Row[] = [];
       for await (const chunk of streamQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal })) rows.push(...chunk);
@@ -119,12 +122,13 @@ export async function queryRoutes(app: App, ctx: Context) {
         }
       }
       if (histogram) {
-        try {
-          const h = await histogram;
-          Object.assign(body, { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
-        } catch {
-          // The histogram may be omitted (§5); the rows are what matter.
-        }
+        // §5: the histogram may be omitted when it is not ready shortly after the rows. A search
+        // that stopped at the row cap must not wait for (nor share the CPU with) a scan of the
+        // whole range: past the grace the histogram is dropped and its query stopped. The
+        // stream endpoint, which the UI uses, sends it whenever it is ready.
+        const h = await Promise.race([histogram.catch(() => undefined), new Promise<undefined>((r) => setTimeout(r, HISTOGRAM_GRACE_MS))]);
+        if (h) Object.assign(body, { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+        else histogramControl.abort();
       }
       body.execution_ms = Math.round(performance.now() - started);
       ctx.metrics.queries.inc({ endpoint: 'query', outcome: 'ok' });
