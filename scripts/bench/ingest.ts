@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { fmt, freshDataDir, signIn, startChildAppliance } from './support.ts';
+import { signIn } from '../../tests/support/appliance.ts';
+import { startServiceProcess } from '../../tests/support/service-process.ts';
+import { fmt, freshDataDir } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,15 +67,14 @@ async function main() {
 
   // ---- through the service ---------------------------------------------------------------------
   const dataDir = freshDataDir('bench-ingest');
-  const service = await startChildAppliance(dataDir, {
-    SVC_ADMIN_PASSWORD: 'bench-password',
-    SVC_INGEST_RATE_LIMIT: '100000',
-    SVC_INGEST_RATE_BURST: '100000',
+  const service = await startServiceProcess({
+    dataDir,
+    env: { SVC_ADMIN_PASSWORD: 'bench-password', SVC_INGEST_RATE_LIMIT: '100000', SVC_INGEST_RATE_BURST: '100000' },
   });
   const { child, base } = service;
   const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;
-  const cookie = await signIn(base, 'admin', 'bench-password');
-  const fractalId = ((await (await fetch(`${base}/api/v1/fractals`, { headers: { cookie } })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+  const admin = await signIn(base, 'admin', 'bench-password');
+  const fractalId = (await admin.get('/api/v1/fractals')).body.data[0].id as string;
 
   let peakRss = 0;
   const rssTimer = setInterval(() => {
@@ -111,8 +112,7 @@ async function main() {
   );
   const acceptedAt = performance.now();
   for (;;) {
-    const s = (await (await fetch(`${base}/api/v1/fractals/${fractalId}/stats`, { headers: { cookie } })).json()) as { data: { log_count: number } };
-    if (s.data.log_count >= TOTAL) break;
+    if ((await admin.get(`/api/v1/fractals/${fractalId}/stats`)).body.data.log_count >= TOTAL) break;
     await new Promise((r) => setTimeout(r, 25));
   }
   const storedAt = performance.now();

@@ -1,8 +1,7 @@
 // Shared pieces of the benchmarks under scripts/bench: a fresh data directory, the appliance
-// started as a child process (ingest.ts) or in this process (query.ts), admin sign-in, figures.
-import { spawn, type ChildProcess } from 'node:child_process';
+// in this process (query.ts), admin sign-in, figures. The child process (ingest.ts) is
+// tests/support/service-process.ts.
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -20,28 +19,6 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-/** Waits until GET /api/v1/health answers 200 (about 30 s at most). */
-export async function waitForHealth(base: string, describe: () => string = () => ''): Promise<void> {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).ok) return;
-    } catch {
-      /* starting */
-    }
-    if (i > 300) throw new Error(`service did not start:\n${describe()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Signs in and returns the session cookie (`name=value`) to send on later requests. */
 export async function signIn(base: string, username: string, password: string): Promise<string> {
   const r = await fetch(`${base}/api/v1/auth/login`, {
@@ -51,40 +28,6 @@ export async function signIn(base: string, username: string, password: string): 
   });
   if (!r.ok) throw new Error(`sign-in as ${username} answered ${r.status}: ${await r.text()}`);
   return r.headers.get('set-cookie')!.split(';')[0]!;
-}
-
-export interface ChildAppliance {
-  child: ChildProcess;
-  base: string;
-  port: number;
-  /** Everything the service printed on stdout so far. */
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/** `service/src/main.ts` as a child process on `dataDir`, listening on a free loopback port. */
-export async function startChildAppliance(dataDir: string, env: Record<string, string> = {}): Promise<ChildAppliance> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  await waitForHealth(base, () => out);
-  return {
-    child,
-    base,
-    port,
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
 }
 
 /**

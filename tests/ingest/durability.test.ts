@@ -1,17 +1,15 @@
 // A log answered 200 survives kill -9: the spool holds it until ClickHouse has it, and the
 // next start replays it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { after, test } from 'node:test';
 import { Spool } from '../../service/src/ingest/spool.ts';
 import { signIn } from '../support/appliance.ts';
+import { startServiceProcess } from '../support/service-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const tempDir = (p: string) => {
@@ -55,41 +53,11 @@ test('spool: a batch spooled by an older version (no table in its header) is rep
   assert.deepEqual(back.map((b) => [b.id, b.table, b.rows.toString()]), [['old', 'logs', '{"a":1}\n']]);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-async function start(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_ADMIN_PASSWORD: 'durable-password', SVC_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const t0 = Date.now();
-  for (;;) {
-    if (Date.now() - t0 > 20_000) throw new Error(`service did not start:\n${out}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok) return child;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('every log answered 200 is there after SIGKILL and a restart', async () => {
   const dataDir = tempDir('svc-kill-');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  let child = await start(dataDir, port);
+  const start = (port?: number) => startServiceProcess({ dataDir, port, env: { SVC_ADMIN_PASSWORD: 'durable-password' }, timeoutMs: 20_000 });
+  let service = await start();
+  const base = service.base;
   const admin = await signIn(base, 'admin', 'durable-password');
   const fractal = (await admin.get('/api/v1/fractals')).body.data[0];
   const token = (await admin.get(`/api/v1/fractals/${fractal.id}/ingest-tokens`)).body.data[0].token;
@@ -106,14 +74,13 @@ test('every log answered 200 is there after SIGKILL and a restart', async () => 
     }),
   );
   await Promise.all(sends);
-  child.kill('SIGKILL');
-  await new Promise((r) => child.once('exit', r));
+  await service.stop('SIGKILL');
   assert.equal(accepted, 100_000);
   // The kill must have caught work in flight, or this test would prove nothing about replay.
   const pending = new Spool(path.join(dataDir, 'spool')).recover().reduce((n, b) => n + b.count, 0);
   assert.ok(pending > 0, 'some accepted logs were still only on the spool at the kill');
 
-  child = await start(dataDir, port);
+  service = await start(service.port);
   try {
     const again = await signIn(base, 'admin', 'durable-password');
     const until = Date.now() + 20_000;
@@ -125,7 +92,6 @@ test('every log answered 200 is there after SIGKILL and a restart', async () => 
     }
     assert.equal(count, accepted, 'every accepted log is stored, none twice');
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await service.stop();
   }
 });
