@@ -3,9 +3,8 @@
 //   npm run bench:query [-- --logs 10000000 --runs 5 --chunk 1000000 --keep --show-sql --only <name part>]
 //   npm run bench:query -- --reuse <dataDir>     (a directory kept by an earlier --keep run)
 //
-// 1. Starts the appliance IN THIS PROCESS (startAppliance) on a fresh data directory, signs in as
-//    the first-start admin (password read from <dataDir>/initial-admin-password) and creates a
-//    fractal "bench".
+// 1. Starts the appliance IN THIS PROCESS (the tests' startTestAppliance) on a fresh data directory,
+//    signs in as its administrator and creates a fractal "bench".
 // 2. Generates N logs inside the engine, `INSERT INTO svc.logs SELECT … FROM numbers(…)` in
 //    chunks: web access logs, Sysmon-like process/network/file events and Windows logon events
 //    spread over the last 7 days, ~300 bytes each, every value a deterministic function of the
@@ -25,7 +24,8 @@ import { request } from 'node:http';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, freshDataDir, median, root, signIn, startInProcessAppliance } from './support.ts';
+import { ADMIN_PASSWORD, signIn, startTestAppliance } from '../../tests/support/appliance.ts';
+import { fmt, freshDataDir, median, root } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -360,7 +360,7 @@ async function main() {
   if (reuse && !existsSync(stateFile)) throw new Error(`${reuse} holds no bench-query.json: not a directory kept by --keep`);
 
   console.log(`Starting the appliance in this process on ${dataDir}...`);
-  const appliance = await startInProcessAppliance(dataDir, { SVC_QUERY_TIMEOUT_S: '600' });
+  const appliance = await startTestAppliance({ SVC_QUERY_TIMEOUT_S: '600' }, dataDir);
   const base = appliance.url;
   const ch = appliance.context.ch;
   const table = ch.table('logs');
@@ -370,24 +370,19 @@ async function main() {
       state = JSON.parse(readFileSync(stateFile, 'utf8')) as Loaded;
       console.log(`Reusing ${fmt(state.logs)} logs in fractal ${state.fractalId}`);
     } else {
-      const password = readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
-      const cookie = await signIn(base, 'admin', password);
-      const r = await fetch(`${base}/api/v1/fractals`, {
-        method: 'POST',
-        headers: { cookie, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'bench', description: 'query benchmark data' }),
-      });
-      if (r.status !== 201) throw new Error(`creating the fractal answered ${r.status}: ${await r.text()}`);
-      const fractalId = ((await r.json()) as { data: { id: string } }).data.id;
+      const admin = await signIn(base, 'admin', ADMIN_PASSWORD);
+      const r = await admin.post('/api/v1/fractals', { name: 'bench', description: 'query benchmark data' });
+      if (r.status !== 201) throw new Error(`creating the fractal answered ${r.status}: ${JSON.stringify(r.body)}`);
+      const fractalId = r.body.data.id as string;
       const logs = Number(args.logs);
       const endMs = Math.floor(Date.now() / 1000) * 1000;
       const startMs = endMs - 7 * DAY_MS;
-      state = { fractalId, logs, startMs, endMs, password };
+      state = { fractalId, logs, startMs, endMs, password: ADMIN_PASSWORD };
       await load(ch.client, table, state);
       writeFileSync(stateFile, JSON.stringify(state, null, 2));
     }
 
-    const cookie = await signIn(base, 'admin', state.password);
+    const { cookie } = await signIn(base, 'admin', state.password);
     const stats = await ch.client.query({
       query: `SELECT count() AS n, round(avg(length(raw))) AS avg_raw, count(DISTINCT _part) AS parts FROM ${table} WHERE fractal_id = {fid:UUID}`,
       query_params: { fid: state.fractalId },

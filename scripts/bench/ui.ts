@@ -11,14 +11,10 @@
 // 3. Scrolls the 10,000-row table in the page with requestAnimationFrame, counting frames: a steady
 //    wheel-like pass (120 px per frame for 4 s) and a fling from the first row to the last.
 // Targets printed next to the figures: first rows painted within 300 ms of the response; ≥ 50 fps.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
-import { startAppliance } from '../../service/src/appliance.ts';
-import { loadConfig } from '../../service/src/config.ts';
+import { defaultIngest } from '../../tests/support/appliance.ts';
+import { signInWithForm, startBrowserTest, stopBrowserTest } from '../../tests/support/browser.ts';
+import { fmt, median } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,9 +25,6 @@ const { values: args } = parseArgs({
 });
 const LOGS = Number(args.logs);
 const RUNS = Number(args.runs);
-const root = path.resolve(import.meta.dirname, '../..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const PASSWORD = 'bench-password-1';
 
 const hosts = Array.from({ length: 40 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
 const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
@@ -125,33 +118,17 @@ const SCROLL_IN_PAGE = `
   return { wheel, fling, rendered, lastRow };
 `;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const ms = (n: number) => `${n.toFixed(0).padStart(5)} ms`;
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
 async function main() {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
-  execFileSync(process.execPath, ['scripts/ensure-ui.mjs'], { cwd: root, stdio: 'inherit' });
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-ui-'));
-  const a = await startAppliance(
-    loadConfig({ SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_DATA_DIR: dir, SVC_ADMIN_PASSWORD: PASSWORD, SVC_LOG_LEVEL: 'silent' }),
-    { log: false },
-  );
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: !args.headed,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  // Chromium present, the UI built, a fresh appliance (the browser tests' start-up)
+  const { a, browser } = await startBrowserTest({ headless: !args.headed });
   try {
     // ---- data through the real ingest endpoint
-    const f = a.context.fractals.defaultFractal()!;
-    const token = a.context.ingestTokens.reveal(a.context.ingestTokens.list(f.id)[0]!);
+    const { fractalId, token } = defaultIngest(a);
     const t0 = Date.now() - LOGS * 250 - 60_000;
-    process.stdout.write(`Ingesting ${LOGS.toLocaleString('en-US')} logs… `);
+    process.stdout.write(`Ingesting ${fmt(LOGS)} logs… `);
     for (let b = 0; b < LOGS; b += 2000) {
       const body = Array.from({ length: Math.min(2000, LOGS - b) }, (_, k) => makeLog(b + k, t0)).join('\n');
       const r = await fetch(`${a.url}/api/v1/ingest`, {
@@ -162,7 +139,7 @@ async function main() {
       if (r.status !== 200) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
     }
     for (let i = 0; ; i++) {
-      const s = await a.context.logs.stats(f.id);
+      const s = await a.context.logs.stats(fractalId);
       if (s.log_count >= LOGS) break;
       if (i > 600) throw new Error(`only ${s.log_count} logs stored after 60 s`);
       await new Promise((r) => setTimeout(r, 100));
@@ -172,9 +149,7 @@ async function main() {
     // ---- the workspace
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(`${a.url}/#/search?q=&t=24h`);
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(page);
     await page.locator('.cm-content').waitFor();
     await page.waitForFunction(() => (window as unknown as PerfWindow).__searchPerf?.doneAt != null, undefined, { timeout: 60_000 });
 
@@ -236,9 +211,7 @@ async function main() {
       `  fling, first row to last (row ${scroll.lastRow})  ${fps(scroll.fling).toFixed(1).padStart(5)} fps   worst frame ${scroll.fling.worst.toFixed(1)} ms, ${scroll.fling.long} frames > 20 ms   target ≥ 50 fps: ${verdict(fps(scroll.fling) >= 50)}`,
     );
   } finally {
-    await browser.close();
-    await a.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stopBrowserTest(a, browser);
   }
 }
 

@@ -22,19 +22,21 @@ export function prepareBrowserTest({ ui = true }: { ui?: boolean } = {}): void {
   mkdirSync(artifacts, { recursive: true });
 }
 
-export function launchChromium(): Promise<Browser> {
+/** Debian's Chromium, headless unless `headless: false` (the UI benchmark's --headed). */
+export function launchChromium({ headless = true }: { headless?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
+    headless,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
 
 /** prepareBrowserTest, a fresh appliance and Chromium; stop them with stopBrowserTest. */
-export async function startBrowserTest(): Promise<{ a: TestAppliance; browser: Browser }> {
+export async function startBrowserTest(launch: { headless?: boolean } = {}): Promise<{ a: TestAppliance; browser: Browser }> {
   prepareBrowserTest();
   const a = await startTestAppliance();
   try {
-    return { a, browser: await launchChromium() };
+    return { a, browser: await launchChromium(launch) };
   } catch (err) {
     await a.dispose();
     throw err;
