@@ -38,7 +38,6 @@ const spanOf = (q: string, part: string) => {
   }
   throw new Error(`${part} not in ${q}`);
 };
-const byKey = (rows: Array<Record<string, any>>, key: string) => Object.fromEntries(rows.map((r) => [r[key], r]));
 
 describe('branches and literal segments', () => {
   test('§3.3 example: severity by status_code, then groupBy(severity)', async () => {

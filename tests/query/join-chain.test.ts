@@ -17,7 +17,6 @@ let random: string;
 /** Whole seconds, three hours ago: every event is inside the default 24 h range. */
 const base = Math.floor((Date.now() - 3 * 3600_000) / 1000) * 1000;
 const at = (ms: number) => new Date(base + ms).toISOString();
-const ms = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
 
 /**
  * Failed logins and successful ones by source address. denied: .1 ×3, .2 ×2, .3 ×1;

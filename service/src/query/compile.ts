@@ -2,7 +2,6 @@
 // (field_order, is_aggregated, chart_type …). Parse errors and compile errors are thrown as
 // QueryParseError / QueryCompileError; nothing here touches the engine.
 import { COMMANDS, findCommand } from './commands/registry.ts';
-import { asText } from './plan/columns.ts';
 import { assignmentColumn } from './plan/expressions.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { Params } from './plan/params.ts';
@@ -202,5 +201,3 @@ function fieldOrder(p: Pipeline): string[] {
   if (final.projection) return final.projection.filter((n) => visible.some((c) => c.name === n));
   return visible.map((c) => c.name);
 }
-
-export { asText };

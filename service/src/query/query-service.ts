@@ -50,7 +50,6 @@ export function timeRange(req: { start?: string; end?: string }, now = new Date(
 
 export interface PreparedQuery {
   text: string;
-  scope: ReadScope;
   start: Date;
   end: Date;
   compiled: CompiledQuery;
@@ -103,5 +102,5 @@ export async function prepareQuery(ctx: Context, principal: Principal | null, re
   } catch (err) {
     throw asInputError(err);
   }
-  return { text, scope, ...range, compiled };
+  return { text, ...range, compiled };
 }

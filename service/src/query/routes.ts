@@ -1,7 +1,6 @@
 // POST /api/v1/query, /query/stream (server-sent events), /query/validate and
 // GET /api/v1/query/reference. The query endpoints answer the flat shape of query-language.md §5,
 // not the usual envelope.
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
@@ -302,5 +301,3 @@ export async function queryRoutes(app: App, ctx: Context) {
     data: commandReference(),
   }));
 }
-
-export type { FastifyReply };

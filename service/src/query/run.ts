@@ -4,7 +4,7 @@ import { parseJson } from '../ingest/exact-json.ts';
 import { BigNumberText } from '../ingest/types.ts';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
-import { chTime, encodeCursor } from './compile.ts';
+import { encodeCursor } from './compile.ts';
 
 /** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
 export const CURSOR = Symbol('cursor');
@@ -191,5 +191,3 @@ export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date,
     bucket_seconds: bucket,
   };
 }
-
-export { chTime };

@@ -6,7 +6,7 @@ import type { ArgValue, Span } from '../syntax/ast.ts';
 import { asNumberOrNull, asText, timeText, type Column } from '../plan/columns.ts';
 import { QueryCompileError } from '../plan/errors.ts';
 import type { Pipeline, Stage } from '../plan/pipeline.ts';
-import { listOf, valueText } from './args.ts';
+import { valueText } from './args.ts';
 
 export type Naming = 'command' | 'chained' | 'sub';
 
@@ -178,5 +178,3 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
       throw new QueryCompileError(`unknown aggregation function: "${fn}" (did you mean multi([...])?)`, spec.span);
   }
 }
-
-export { listOf };

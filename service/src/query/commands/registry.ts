@@ -87,7 +87,3 @@ for (const c of COMMANDS) {
 export function findCommand(name: string): CommandDefinition | undefined {
   return byName.get(name.toLowerCase());
 }
-
-export function commandNames(): string[] {
-  return [...byName.keys()];
-}

@@ -70,11 +70,6 @@ export function eventField(name: string, params: Params): Column {
   return { name, sql: `toString(${fieldPath(name, params)})`, type: 'text' };
 }
 
-/** Whether an event field is present on the event. */
-export function eventFieldPresent(name: string, params: Params): string {
-  return `isNotNull(${fieldPath(name, params)})`;
-}
-
 /** Reserved names of §1.7 as the event table holds them. */
 export function reservedEventColumn(name: string): Column | undefined {
   switch (name) {
@@ -88,8 +83,6 @@ export function reservedEventColumn(name: string): Column | undefined {
       return { name, sql: NORM_LOG_SQL, type: 'text' };
     case 'raw_log':
       return { name, sql: 'raw', type: 'text' };
-    case '_normalizer':
-      return undefined;
     default:
       return undefined;
   }

@@ -7,13 +7,11 @@
 import type { Condition, Span } from '../syntax/ast.ts';
 import {
   absentColumn,
-  asNumberOrNull,
   asText,
   eventField,
   NORM_LOG_SQL,
   RECORD_SQL,
   reservedEventColumn,
-  timeText,
   type Column,
   type ColumnType,
 } from './columns.ts';
@@ -113,7 +111,6 @@ export class Stage {
   readonly joins: string[] = [];
   /** Aggregate outputs present in the rows but never in field_order (`chain`'s `_chain_ts`, `_chain_done`). */
   readonly hiddenOutputs = new Set<string>();
-  /** Extra SQL after GROUP BY, e.g. WITH FILL; rarely needed. */
   constructor(
     readonly index: number,
     /** Output columns of the previous stage; undefined for stage 0 (events). */
@@ -174,8 +171,6 @@ export class Pipeline {
   private readonly planned = new Set<string>();
   /** A query-level `limit`/`head`/`tail`/`table(limit=)`/`groupBy(limit=)` was written. */
   hasOwnLimit = false;
-  /** Columns that are computed by `:=` arithmetic (listed last in field_order on events). */
-  notes: string[] = [];
   /** Event-row columns listed after all others in field_order (`join()` on events: outer columns, then `_join_*`). */
   readonly listedLast: string[] = [];
   /** Join outputs (§1.9 rule 5): an AND naming one of them and event names is split, the event part filtering events. */
@@ -215,11 +210,6 @@ export class Pipeline {
 
   resolve(name: string): Column {
     return this.resolveIn(this.current, name);
-  }
-
-  /** Whether a name refers to something that exists only after events (aggregate output etc.). */
-  isDerived(name: string): boolean {
-    return this.derived.has(name);
   }
 
   // ---- stages --------------------------------------------------------------------------------
@@ -371,11 +361,7 @@ export class Pipeline {
     const chained =
       (opts.countsRows && cur.agg.kind === 'group') ||
       fields.some((f) => !cur.agg!.keys.some((k) => k.name === f) && this.outputsOf(cur).some((o) => o.name === f));
-    if (chained) {
-      const next = this.newStage();
-      return next;
-    }
-    return cur;
+    return chained ? this.newStage() : cur;
   }
 
   addAggregate(stage: Stage, col: Column): void {
@@ -409,11 +395,6 @@ export class Pipeline {
       values: [],
     };
     return stage;
-  }
-
-  /** Numeric input of an aggregate in a stage's scope. */
-  numberIn(stage: Stage, name: string): string {
-    return asNumberOrNull(this.resolveIn(stage, name));
   }
 
   // ---- order and limits ----------------------------------------------------------------------
@@ -623,5 +604,3 @@ export function conditionNames(cond: Condition): string[] {
       return ['norm_log'];
   }
 }
-
-export { timeText };
