@@ -1,8 +1,8 @@
-// Small fetch wrapper for the service's JSON API (/api/v1/...).
-// Every response is {success:true,data} or {success:false,error:"<sentence>"}; failures throw ApiError
+// The fetch wrapper every call of the UI goes through (/api/v1/...): send() does the request, request()
+// reads the usual answer, {success:true,data} or {success:false,error:"<sentence>"}; failures throw ApiError
 // carrying that sentence and the HTTP status. A 401 also calls the registered handler, which shows sign-in.
 
-export const API_BASE = '/api/v1';
+const API_BASE = '/api/v1';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -18,6 +18,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** false: a 401 is only thrown, not reported to the sign-in handler (used by the login form itself). */
   authRedirect?: boolean;
+  /** The Accept header (JSON unless said otherwise; /query/stream answers server-sent events). */
+  accept?: string;
 }
 
 let unauthorizedHandler: (() => void) | null = null;
@@ -27,13 +29,14 @@ export function onUnauthorized(handler: () => void): void {
   unauthorizedHandler = handler;
 }
 
-/** For a 401 met outside request() (the query endpoints answer without the envelope): shows sign-in too. */
-export function reportUnauthorized(): void {
-  unauthorizedHandler?.();
-}
-
-export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+/**
+ * The one fetch of the UI: the body as JSON, the session cookie, an unreachable service as ApiError
+ * (status 0; a cancelled request rethrows its AbortError), a 401 reported to the sign-in handler. Returns
+ * the response unread: request() reads the envelope; the query endpoints, which answer a flat body or an
+ * event stream, read theirs in lib/search/query-client.ts.
+ */
+export async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
   let body: string | undefined;
   if (opts.body !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -43,10 +46,15 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   try {
     res = await fetch(API_BASE + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal });
   } catch (err) {
-    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    if (opts.signal?.aborted || (err instanceof DOMException && err.name === 'AbortError')) throw err;
     throw new ApiError('Could not reach the service. Check that it is running and the network is up.', 0);
   }
+  if (res.status === 401 && opts.authRedirect !== false) unauthorizedHandler?.();
+  return res;
+}
 
+export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  const res = await send(method, path, opts);
   if (res.status === 204) return undefined as T;
 
   let payload: unknown = undefined;
@@ -59,8 +67,6 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
     }
   }
   const envelope = isEnvelope(payload) ? payload : null;
-
-  if (res.status === 401 && opts.authRedirect !== false) unauthorizedHandler?.();
 
   if (!res.ok || !envelope || envelope.success !== true) {
     const sentence =

@@ -1,9 +1,8 @@
-// The calls of the log detail and the field sidebar. All answer the {success, data} envelope, so they
-// go through lib/api.ts: a refusal arrives as ApiError carrying the service's own sentence.
+// The calls of the log detail: the log, the logs around it, its comments. All answer the {success, data}
+// envelope, so they go through lib/api.ts: a refusal arrives as ApiError carrying the service's own sentence.
 import { del, enc, get, post, put } from '../api.ts';
 import type { Comment } from './comments.ts';
 import type { FullLog, Row } from './fields.ts';
-import type { FieldStats } from './presence.ts';
 
 export interface LogRef {
   timestamp: string;
@@ -47,19 +46,4 @@ export function updateComment(id: string, patch: { content?: string; tags?: stri
 
 export function deleteComment(id: string): Promise<unknown> {
   return del(`/comments/${enc(id)}`);
-}
-
-export interface FieldStatsRequest {
-  query: string;
-  field: string;
-  fractal_id?: string;
-  prism_id?: string;
-  start: string;
-  end: string;
-  limit?: number;
-  variables?: Array<{ name: string; value: string }>;
-}
-
-export function loadFieldStats(body: FieldStatsRequest, signal?: AbortSignal): Promise<FieldStats> {
-  return post<FieldStats>('/query/fieldstats', body, { signal });
 }

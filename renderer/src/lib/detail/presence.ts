@@ -1,6 +1,7 @@
 // The field sidebar's arithmetic: which fields the result rows carry and how many rows carry each
 // (computed here, from the rows the table holds), and the bars of a field's top values
 // (POST /api/v1/query/fieldstats). Pure: tests/ui/detail.test.ts.
+import type { FieldStats } from '../search/query-client.ts';
 import { compareNames } from './fields.ts';
 
 export interface FieldCount {
@@ -45,15 +46,6 @@ export function searchFields(list: readonly FieldCount[], text: string): FieldCo
   return q ? list.filter((f) => f.name.toLowerCase().includes(q)) : [...list];
 }
 
-/** POST /api/v1/query/fieldstats → data. */
-export interface FieldStats {
-  field?: string;
-  total: number;
-  present: number;
-  distinct: number;
-  top: Array<{ value: string; count: number; share: number }>;
-  numeric?: { min: number; max: number; avg: number };
-}
 
 export interface ValueBar {
   value: string;

@@ -1,8 +1,9 @@
 // Calls of the search workspace. The query endpoints answer a flat body (query-language.md §5), not the
-// usual {success, data} envelope, so /query/stream and /query/validate are fetched here directly; the
-// stream is read with a ReadableStream reader and parsed as server-sent events (EventSource cannot POST).
-// Aborting the signal closes the connection, and the service stops the query. A 401 anywhere shows sign-in.
-import { API_BASE, ApiError, enc, get, post, reportUnauthorized, type FractalStats, type Id } from '../api.ts';
+// usual {success, data} envelope, so /query, /query/stream and /query/validate go through api.ts's send()
+// and read their answer here; the stream is read with a ReadableStream reader and parsed as server-sent
+// events (EventSource cannot POST). Aborting the signal closes the connection, and the service stops the
+// query. A 401 anywhere shows sign-in (send() reports it).
+import { ApiError, enc, get, post, send, type FractalStats, type Id } from '../api.ts';
 import { SseParser } from './sse.ts';
 import type { Span } from './time.ts';
 
@@ -24,15 +25,15 @@ export interface ErrorPos {
   end: number;
 }
 
-/** A query the service refused or failed, in its own words. */
-export class QueryError extends Error {
+/** A query the service refused or failed, in its own words, with where in the query when it says. */
+export class QueryError extends ApiError {
   constructor(
     message: string,
-    readonly status: number,
+    status: number,
     readonly errorType?: string,
     readonly errorPos?: ErrorPos,
   ) {
-    super(message);
+    super(message, status);
     this.name = 'QueryError';
   }
 }
@@ -73,8 +74,6 @@ export interface StreamHandlers {
   done(d: DoneFrame): void;
 }
 
-const UNREACHABLE = 'Could not reach the service. Check that it is running and the network is up.';
-
 async function readFailure(res: Response): Promise<QueryError> {
   let body: Record<string, unknown> | null = null;
   try {
@@ -86,26 +85,21 @@ async function readFailure(res: Response): Promise<QueryError> {
   return new QueryError(msg, res.status, body?.error_type as string | undefined, body?.error_pos as ErrorPos | undefined);
 }
 
+/** POSTs a query body; a refusal or failure throws its QueryError. */
+async function postQuery(path: string, body: QueryBody, signal?: AbortSignal, accept?: string): Promise<Response> {
+  const res = await send('POST', path, { body, signal, accept });
+  if (!res.ok) throw await readFailure(res);
+  return res;
+}
+
 /**
  * Runs a query on /query/stream and calls the handlers frame by frame. Resolves when the stream ends;
- * rejects with a QueryError (refused, failed, or an `error` frame), or an AbortError when cancelled.
+ * rejects with a QueryError (refused, failed, or an `error` frame), an ApiError when the service cannot be
+ * reached, or an AbortError when cancelled.
  */
 export async function streamQuery(body: QueryBody, h: StreamHandlers, signal: AbortSignal): Promise<void> {
-  let res: Response;
-  try {
-    res = await fetch(`${API_BASE}/query/stream`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify(body),
-      credentials: 'same-origin',
-      signal,
-    });
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw new QueryError(UNREACHABLE, 0);
-  }
-  if (res.status === 401) reportUnauthorized();
-  if (!res.ok || !res.body) throw await readFailure(res);
+  const res = await postQuery('/query/stream', body, signal, 'text/event-stream');
+  if (!res.body) throw await readFailure(res);
   h.response?.();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();
@@ -165,22 +159,7 @@ export async function streamQuery(body: QueryBody, h: StreamHandlers, signal: Ab
 
 /** Runs a query on /query and returns its flat body (used by live tail for the few new rows). */
 export async function runQuery(body: QueryBody, signal?: AbortSignal): Promise<Record<string, any>> {
-  let res: Response;
-  try {
-    res = await fetch(`${API_BASE}/query`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
-      credentials: 'same-origin',
-      signal,
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    throw new QueryError(UNREACHABLE, 0);
-  }
-  if (res.status === 401) reportUnauthorized();
-  if (!res.ok) throw await readFailure(res);
-  return (await res.json()) as Record<string, any>;
+  return (await (await postQuery('/query', body, signal)).json()) as Record<string, any>;
 }
 
 export interface Validation {
@@ -191,16 +170,7 @@ export interface Validation {
 }
 
 export async function validateQuery(body: QueryBody, signal?: AbortSignal): Promise<Validation> {
-  const res = await fetch(`${API_BASE}/query/validate`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify(body),
-    credentials: 'same-origin',
-    signal,
-  });
-  if (res.status === 401) reportUnauthorized();
-  if (!res.ok) throw await readFailure(res);
-  return (await res.json()) as Validation;
+  return (await (await postQuery('/query/validate', body, signal)).json()) as Validation;
 }
 
 export interface CommandRef {
@@ -243,12 +213,14 @@ export async function loadFields(scope: ScopeParams, start: string, end: string)
   return { fields: d?.fields ?? [], reserved: d?.reserved ?? [] };
 }
 
+/** POST /api/v1/query/fieldstats → data (the field sidebar's top values, the editor's value completion). */
 export interface FieldStats {
-  field: string;
+  field?: string;
   total: number;
   present: number;
   distinct: number;
   top: Array<{ value: string; count: number; share: number }>;
+  numeric?: { min: number; max: number; avg: number };
 }
 
 export function loadFieldStats(body: QueryBody & { field: string; limit?: number }, signal?: AbortSignal): Promise<FieldStats> {
