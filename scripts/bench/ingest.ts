@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { signIn } from '../../tests/support/appliance.ts';
 import { startServiceProcess } from '../../tests/support/service-process.ts';
-import { fmt, freshDataDir } from './support.ts';
+import { fmt, freshDataDir, webLog } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,38 +27,14 @@ const TOTAL = Number(args.logs);
 const BATCH = Number(args.batch);
 const CONNECTIONS = Number(args.connections);
 
-// ---- realistic logs --------------------------------------------------------------------------
-const hosts = Array.from({ length: 50 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
-const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
-const paths = ['/api/v1/orders', '/api/v1/users/42', '/login', '/static/app.js', '/api/v1/search?q=shoes', '/health'];
-const levels = ['info', 'info', 'info', 'warn', 'error', 'debug'];
-const users = ['alice', 'bob', 'carol', 'dave', 'eve', 'mallory', 'svc-backup'];
-function makeLog(i: number, t0: number): string {
-  const r = (n: number) => (i * 2654435761 + n * 40503) % 1000003;
-  return JSON.stringify({
-    timestamp: new Date(t0 + i * 3).toISOString(),
-    host: hosts[r(1) % hosts.length],
-    service: services[r(2) % services.length],
-    level: levels[r(3) % levels.length],
-    src_ip: `10.${r(4) % 256}.${r(5) % 256}.${r(6) % 256}`,
-    method: r(7) % 5 === 0 ? 'POST' : 'GET',
-    path: paths[r(8) % paths.length],
-    status: [200, 200, 200, 201, 304, 404, 500, 503][r(9) % 8],
-    bytes: r(10) % 50000,
-    latency_ms: (r(11) % 5000) / 10,
-    user: users[r(12) % users.length],
-    message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
-  });
-}
-
 async function main() {
-  const t0 = Date.now() - TOTAL * 3;
+  const t0 = Date.now() - TOTAL * 3; // one log every 3 ms, the last one now
   console.log(`Preparing ${fmt(TOTAL)} logs in batches of ${fmt(BATCH)}...`);
   const batches: Buffer[] = [];
   let bytes = 0;
   for (let b = 0; b < TOTAL; b += BATCH) {
     const lines: string[] = [];
-    for (let i = b; i < Math.min(TOTAL, b + BATCH); i++) lines.push(makeLog(i, t0));
+    for (let i = b; i < Math.min(TOTAL, b + BATCH); i++) lines.push(webLog(i, t0, 3));
     const buf = Buffer.from(lines.join('\n') + '\n');
     bytes += buf.length;
     batches.push(buf);

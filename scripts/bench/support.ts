@@ -1,5 +1,6 @@
-// Shared pieces of the benchmarks under scripts/bench: a fresh data directory and figures. They
-// start the appliance, sign in and drive Chromium with the tests' own helpers (tests/support/).
+// Shared pieces of the benchmarks under scripts/bench: a fresh data directory, figures, generated
+// web logs (ingest.ts, ui.ts). They start the appliance, sign in and drive Chromium with the
+// tests' own helpers (tests/support/).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,4 +17,33 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const hosts = Array.from({ length: 50 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
+const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
+const paths = ['/api/v1/orders', '/api/v1/users/42', '/login', '/static/app.js', '/api/v1/search?q=shoes', '/health'];
+const levels = ['info', 'info', 'info', 'warn', 'error', 'debug'];
+const users = ['alice', 'bob', 'carol', 'dave', 'eve', 'mallory', 'svc-backup'];
+
+/**
+ * Log number `i` as JSON text (about 290 bytes): a web request with host, service, level, client
+ * address, method, path, status, bytes, latency, user and message, every value a fixed function of
+ * `i`; its timestamp is `t0 + i * stepMs`.
+ */
+export function webLog(i: number, t0: number, stepMs: number): string {
+  const r = (n: number) => (i * 2654435761 + n * 40503) % 1000003;
+  return JSON.stringify({
+    timestamp: new Date(t0 + i * stepMs).toISOString(),
+    host: hosts[r(1) % hosts.length],
+    service: services[r(2) % services.length],
+    level: levels[r(3) % levels.length],
+    src_ip: `10.${r(4) % 256}.${r(5) % 256}.${r(6) % 256}`,
+    method: r(7) % 5 === 0 ? 'POST' : 'GET',
+    path: paths[r(8) % paths.length],
+    status: [200, 200, 200, 201, 304, 404, 500, 503][r(9) % 8],
+    bytes: r(10) % 50000,
+    latency_ms: (r(11) % 5000) / 10,
+    user: users[r(12) % users.length],
+    message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
+  });
 }

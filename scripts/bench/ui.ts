@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { defaultIngest } from '../../tests/support/appliance.ts';
 import { signInWithForm, startBrowserTest, stopBrowserTest } from '../../tests/support/browser.ts';
-import { fmt, median } from './support.ts';
+import { fmt, median, webLog } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,28 +25,6 @@ const { values: args } = parseArgs({
 });
 const LOGS = Number(args.logs);
 const RUNS = Number(args.runs);
-
-const hosts = Array.from({ length: 40 }, (_, i) => `web-${String(i).padStart(2, '0')}.dc1.example.net`);
-const services = ['nginx', 'api-gateway', 'auth', 'billing', 'search', 'worker'];
-const users = ['alice', 'bob', 'carol', 'dave', 'eve', 'mallory', 'svc-backup'];
-const paths = ['/api/v1/orders', '/api/v1/users/42', '/login', '/static/app.js', '/api/v1/search?q=shoes', '/health'];
-function makeLog(i: number, t0: number): string {
-  const r = (n: number) => (i * 2654435761 + n * 40503) % 1000003;
-  return JSON.stringify({
-    timestamp: new Date(t0 + i * 250).toISOString(),
-    host: hosts[r(1) % hosts.length],
-    service: services[r(2) % services.length],
-    level: ['info', 'info', 'warn', 'error', 'debug'][r(3) % 5],
-    src_ip: `10.${r(4) % 256}.${r(5) % 256}.${r(6) % 256}`,
-    method: r(7) % 5 === 0 ? 'POST' : 'GET',
-    path: paths[r(8) % paths.length],
-    status: [200, 200, 200, 201, 304, 404, 500, 503][r(9) % 8],
-    bytes: r(10) % 50000,
-    latency_ms: (r(11) % 5000) / 10,
-    user: users[r(12) % users.length],
-    message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
-  });
-}
 
 /** What the workspace records for each run (renderer/src/lib/search/results.svelte.ts). */
 interface PerfWindow {
@@ -130,7 +108,7 @@ async function main() {
     const t0 = Date.now() - LOGS * 250 - 60_000;
     process.stdout.write(`Ingesting ${fmt(LOGS)} logs… `);
     for (let b = 0; b < LOGS; b += 2000) {
-      const body = Array.from({ length: Math.min(2000, LOGS - b) }, (_, k) => makeLog(b + k, t0)).join('\n');
+      const body = Array.from({ length: Math.min(2000, LOGS - b) }, (_, k) => webLog(b + k, t0, 250)).join('\n');
       const r = await fetch(`${a.url}/api/v1/ingest`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
