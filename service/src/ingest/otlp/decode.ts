@@ -90,7 +90,7 @@ export function decodeProtobuf(body: Uint8Array): LogsRequest {
     if (err instanceof OtlpPayloadError) throw err;
     throw new OtlpPayloadError(`The request body is not a valid protobuf ExportLogsServiceRequest (${(err as Error).message}).`);
   }
-  return canonicalRequest(obj, 'protobuf');
+  return canonicalRequest(obj);
 }
 
 /** Parses an OTLP JSON ExportLogsServiceRequest; int64 numbers beyond 2^53 keep every digit. */
@@ -103,7 +103,7 @@ export function decodeJson(body: Uint8Array): LogsRequest {
     throw new OtlpPayloadError(`The request body is not valid JSON (${(err as Error).message}).`);
   }
   if (!isObject(obj)) throw new OtlpPayloadError('The request body must be a JSON object with resourceLogs.');
-  return canonicalRequest(obj, 'json');
+  return canonicalRequest(obj);
 }
 
 export function decodeRequest(body: Uint8Array, format: OtlpFormat): LogsRequest {
@@ -210,13 +210,13 @@ function id(v: unknown, size: number, where: string): string {
   throw new OtlpPayloadError(`${where} must be ${size * 2} hex characters.`);
 }
 
-function canonicalRequest(o: Obj, format: OtlpFormat): LogsRequest {
+function canonicalRequest(o: Obj): LogsRequest {
   const resourceLogs = list(o, 'resourceLogs', 'request').map((rl, i) => {
     const where = `resourceLogs[${i}]`;
     const r = object(rl, where);
     const resource = object(get(r, 'resource'), `${where}.resource`);
     return {
-      resource: { attributes: keyValues(resource, `${where}.resource`, format) },
+      resource: { attributes: keyValues(resource, `${where}.resource`) },
       scopeLogs: list(r, 'scopeLogs', where).map((sl, j) => {
         const w = `${where}.scopeLogs[${j}]`;
         const s = object(sl, w);
@@ -226,16 +226,16 @@ function canonicalRequest(o: Obj, format: OtlpFormat): LogsRequest {
         const version = str(sc, 'version', `${w}.scope`);
         if (name) scope.name = name;
         if (version) scope.version = version;
-        const attrs = keyValues(sc, `${w}.scope`, format);
+        const attrs = keyValues(sc, `${w}.scope`);
         if (attrs.length) scope.attributes = attrs;
-        return { scope, logRecords: list(s, 'logRecords', w).map((lr, k) => logRecord(lr, `${w}.logRecords[${k}]`, format)) };
+        return { scope, logRecords: list(s, 'logRecords', w).map((lr, k) => logRecord(lr, `${w}.logRecords[${k}]`)) };
       }),
     };
   });
   return { resourceLogs };
 }
 
-function logRecord(v: unknown, where: string, format: OtlpFormat): LogRecord {
+function logRecord(v: unknown, where: string): LogRecord {
   const o = object(v, where);
   const rec: LogRecord = {};
   const time = get(o, 'timeUnixNano');
@@ -256,8 +256,8 @@ function logRecord(v: unknown, where: string, format: OtlpFormat): LogRecord {
   const sevText = str(o, 'severityText', where);
   if (sevText) rec.severityText = sevText;
   const body = get(o, 'body');
-  if (body !== undefined) rec.body = anyValue(body, `${where}.body`, format, 0);
-  const attrs = keyValues(o, where, format);
+  if (body !== undefined) rec.body = anyValue(body, `${where}.body`, 0);
+  const attrs = keyValues(o, where);
   if (attrs.length) rec.attributes = attrs;
   const dropped = get(o, 'droppedAttributesCount');
   if (dropped !== undefined && dropped !== 0) rec.droppedAttributesCount = uint32(dropped, `${where}.droppedAttributesCount`);
@@ -278,18 +278,18 @@ function logRecord(v: unknown, where: string, format: OtlpFormat): LogRecord {
   return rec;
 }
 
-function keyValues(o: Obj, where: string, format: OtlpFormat, field = 'attributes', depth = 0): KeyValue[] {
+function keyValues(o: Obj, where: string, field = 'attributes', depth = 0): KeyValue[] {
   return list(o, field, where).map((item, i) => {
     const w = `${where}.${field}[${i}]`;
     const kv = object(item, w);
     const key = get(kv, 'key');
     if (typeof key !== 'string') throw new OtlpPayloadError(`${w}.key must be a string.`);
     const value = get(kv, 'value');
-    return { key, value: value === undefined ? {} : anyValue(value, `${w}.value`, format, depth + 1) };
+    return { key, value: value === undefined ? {} : anyValue(value, `${w}.value`, depth + 1) };
   });
 }
 
-function anyValue(v: unknown, where: string, format: OtlpFormat, depth: number): AnyValue {
+function anyValue(v: unknown, where: string, depth: number): AnyValue {
   if (depth > MAX_DEPTH) throw new OtlpPayloadError(`${where} nests values more than ${MAX_DEPTH} levels deep.`);
   const o = object(v, where);
   let x: unknown;
@@ -305,11 +305,11 @@ function anyValue(v: unknown, where: string, format: OtlpFormat, depth: number):
   if ((x = get(o, 'doubleValue')) !== undefined) return { doubleValue: double(x, `${where}.doubleValue`) };
   if ((x = get(o, 'arrayValue')) !== undefined) {
     const a = object(x, `${where}.arrayValue`);
-    return { arrayValue: { values: list(a, 'values', `${where}.arrayValue`).map((e, i) => anyValue(e, `${where}.arrayValue.values[${i}]`, format, depth + 1)) } };
+    return { arrayValue: { values: list(a, 'values', `${where}.arrayValue`).map((e, i) => anyValue(e, `${where}.arrayValue.values[${i}]`, depth + 1)) } };
   }
   if ((x = get(o, 'kvlistValue')) !== undefined) {
     const kl = object(x, `${where}.kvlistValue`);
-    return { kvlistValue: { values: keyValues(kl, `${where}.kvlistValue`, format, 'values', depth) } };
+    return { kvlistValue: { values: keyValues(kl, `${where}.kvlistValue`, 'values', depth) } };
   }
   if ((x = get(o, 'bytesValue')) !== undefined) {
     if (x instanceof Uint8Array) return { bytesValue: base64(x) };
@@ -335,9 +335,9 @@ function double(v: unknown, where: string): number | 'NaN' | 'Infinity' | '-Infi
 // Canonical → IncomingRecords
 
 /** A value as stored: int64 past 2^53 as BigNumberText, kvlists as objects, arrays as arrays. */
-export type Plain = string | number | boolean | null | BigNumberText | Plain[] | { [k: string]: Plain };
+type Plain = string | number | boolean | null | BigNumberText | Plain[] | { [k: string]: Plain };
 
-export function plainValue(v: AnyValue): Plain {
+function plainValue(v: AnyValue): Plain {
   if ('stringValue' in v) return v.stringValue;
   if ('boolValue' in v) return v.boolValue;
   if ('intValue' in v) {
@@ -356,7 +356,7 @@ export function plainValue(v: AnyValue): Plain {
 }
 
 /** JSON text in which BigNumberText stays a bare number with every digit. */
-export function jsonText(v: Plain): string {
+function jsonText(v: Plain): string {
   if (v instanceof BigNumberText) return v.text;
   if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
   if (v !== null && typeof v === 'object') {
@@ -375,7 +375,7 @@ function putAttributes(out: Record<string, unknown>, prefix: string, attrs: KeyV
 }
 
 /** The stored fields of one log record. */
-export function recordFields(resource: ResourceLogs['resource'], scope: Scope, rec: LogRecord): Record<string, unknown> {
+function recordFields(resource: ResourceLogs['resource'], scope: Scope, rec: LogRecord): Record<string, unknown> {
   const f: Record<string, unknown> = {};
   putAttributes(f, 'resource.', resource.attributes);
   putAttributes(f, 'scope.', scope.attributes);
@@ -434,7 +434,7 @@ export function encodeExportResponse(format: OtlpFormat, partial?: { rejected: n
 }
 
 /** google.rpc.Code for an HTTP status, as OTLP/HTTP error responses carry it. */
-export function rpcCode(status: number): number {
+function rpcCode(status: number): number {
   switch (status) {
     case 400:
     case 413:
