@@ -6,12 +6,10 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import {
   OtlpPayloadError,
   decodeExportResponse,
@@ -26,47 +24,12 @@ import {
 import { otlpFormat } from '../../service/src/ingest/otlp/routes.ts';
 import { ExportLogsServiceRequest } from '../../service/src/ingest/otlp/schema.ts';
 import { BigNumberText, type IncomingRecord } from '../../service/src/ingest/types.ts';
+import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
-// Beyond 2^53, yet a double whose shortest text is all its digits (the JSON exporter writes numbers
-// with JSON.stringify, so 2 ** 60 would go over the wire as 1152921504606847000).
-const BIG = 2 ** 53 + 2;
-const BIG_TEXT = '9007199254740994';
 const SEC = 1_767_323_045; // 2026-01-02T03:04:05Z
 const NS = `${SEC}123456789`;
-
-/** Log records made by the real SDK: one rich record and one with a map body. */
-async function sdkRecords(): Promise<ReadableLogRecord[]> {
-  const mem = new InMemoryLogRecordExporter();
-  const provider = new LoggerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'checkout', 'host.name': 'web-1', 'service.instance.count': 3 }),
-    processors: [new SimpleLogRecordProcessor({ exporter: mem })],
-  });
-  const logger = provider.getLogger('app.payments', '1.2.3', { attributes: { team: 'payments' } });
-  const context = trace.setSpanContext(ROOT_CONTEXT, { traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.SAMPLED });
-  logger.emit({
-    timestamp: [SEC, 123_456_789],
-    severityNumber: SeverityNumber.ERROR,
-    severityText: 'ERROR',
-    body: 'payment failed',
-    attributes: {
-      'order.id': 'o-17',
-      'order.total_micros': BIG,
-      retry: 2,
-      ratio: 0.25,
-      ok: false,
-      tags: ['a', 'b'],
-      http: { request: { header: { 'x-req': 'abc' } }, status: 502 },
-    },
-    context,
-  });
-  logger.emit({ timestamp: [SEC, 5], severityNumber: SeverityNumber.INFO, body: { user: 'ann', n: 1, list: [1, 'x'] } });
-  await provider.forceFlush();
-  const records = [...mem.getFinishedLogRecords()];
-  await provider.shutdown();
-  return records;
-}
 
 /** Sends records with a real exporter to a capturing server and returns what went over the wire. */
 async function capture(kind: 'proto' | 'json', records: ReadableLogRecord[], gzip = false): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
@@ -143,7 +106,14 @@ function checkSdkRecords(records: IncomingRecord[]) {
 describe('requests from the real OpenTelemetry exporters', () => {
   let records: ReadableLogRecord[];
   before(async () => {
-    records = await sdkRecords();
+    // The rich record, and one with a map body.
+    records = await sdkRecords({
+      resource: { 'service.instance.count': 3 },
+      traceId: TRACE_ID,
+      spanId: SPAN_ID,
+      time: [SEC, 123_456_789],
+      second: { timestamp: [SEC, 5], severityNumber: SeverityNumber.INFO, body: { user: 'ann', n: 1, list: [1, 'x'] } },
+    });
   });
 
   test('protobuf exporter', async () => {

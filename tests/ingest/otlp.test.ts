@@ -5,12 +5,10 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createHttpApp } from '../../service/src/http/app.ts';
 import { HttpError } from '../../service/src/http/errors.ts';
 import { decodeExportResponse, decodeStatus } from '../../service/src/ingest/otlp/decode.ts';
@@ -20,11 +18,10 @@ import type { IngestPipeline } from '../../service/src/ingest/pipeline.ts';
 import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import type { AcceptResult, IncomingRecord } from '../../service/src/ingest/types.ts';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
-const BIG = 2 ** 53 + 2; // beyond 2^53; its shortest text is exact, so the JSON exporter sends every digit
-const BIG_TEXT = '9007199254740994';
 const SEC = Math.floor(Date.now() / 1000) - 3600; // an hour ago, within any default query range
 const NANOS = 123_456_789;
 
@@ -86,36 +83,15 @@ async function rows(fractalId: string, n: number, timeoutMs = 10_000): Promise<R
   }
 }
 
-/** Two records made by the real SDK: a rich one (trace context, nested map, big int) and a map body. */
-async function sdkRecords(testCase: string): Promise<ReadableLogRecord[]> {
-  const mem = new InMemoryLogRecordExporter();
-  const provider = new LoggerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'checkout', 'host.name': 'web-1', 'test.case': testCase }),
-    processors: [new SimpleLogRecordProcessor({ exporter: mem })],
+/** The rich record and a map body, made by the real SDK; the resource names the test case. */
+function sdkRecordsFor(testCase: string): Promise<ReadableLogRecord[]> {
+  return sdkRecords({
+    resource: { 'test.case': testCase },
+    traceId: TRACE_ID,
+    spanId: SPAN_ID,
+    time: [SEC, NANOS],
+    second: { timestamp: [SEC, NANOS + 1], severityNumber: SeverityNumber.INFO, severityText: 'INFO', body: { user: 'ann', n: 1 } },
   });
-  const logger = provider.getLogger('app.payments', '1.2.3', { attributes: { team: 'payments' } });
-  const context = trace.setSpanContext(ROOT_CONTEXT, { traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.SAMPLED });
-  logger.emit({
-    timestamp: [SEC, NANOS],
-    severityNumber: SeverityNumber.ERROR,
-    severityText: 'ERROR',
-    body: 'payment failed',
-    attributes: {
-      'order.id': 'o-17',
-      'order.total_micros': BIG,
-      retry: 2,
-      ratio: 0.25,
-      ok: false,
-      tags: ['a', 'b'],
-      http: { request: { header: { 'x-req': 'abc' } }, status: 502 },
-    },
-    context,
-  });
-  logger.emit({ timestamp: [SEC, NANOS + 1], severityNumber: SeverityNumber.INFO, severityText: 'INFO', body: { user: 'ann', n: 1 } });
-  await provider.forceFlush();
-  const records = [...mem.getFinishedLogRecords()];
-  await provider.shutdown();
-  return records;
 }
 
 /** Exports with a real OTLP exporter; resolves to the exporter's ExportResult code (0 = success). */
@@ -143,7 +119,7 @@ describe('the real OpenTelemetry exporters', () => {
     test(`${kind}${gzip ? ' + gzip' : ''}: every mapped field and the timestamp are stored`, async () => {
       const name = `otlp-${kind}${gzip ? '-gzip' : ''}`;
       const f = await newFractal(name);
-      const res = await exportWith(kind, f.token, await sdkRecords(name), gzip);
+      const res = await exportWith(kind, f.token, await sdkRecordsFor(name), gzip);
       assert.equal(res.code, 0, `export failed: ${res.error?.message}`);
       const [r1, r2] = await rows(f.id, 2);
       const x = r1!.fields;
@@ -184,7 +160,7 @@ describe('the real OpenTelemetry exporters', () => {
   }
 
   test('without a token the exporter is refused', async () => {
-    const res = await exportWith('proto', null, await sdkRecords('no-token'));
+    const res = await exportWith('proto', null, await sdkRecordsFor('no-token'));
     assert.notEqual(res.code, 0);
   });
 });
@@ -306,7 +282,7 @@ describe("the token's normalizers", () => {
     const f = await newFractal('otlp-normalized', {
       normalizers: [{ type: 'rename', from: 'resource.service.name', to: 'service' }],
     });
-    const res = await exportWith('proto', f.token, await sdkRecords('normalized'));
+    const res = await exportWith('proto', f.token, await sdkRecordsFor('normalized'));
     assert.equal(res.code, 0, res.error?.message);
     const [r1] = await rows(f.id, 2);
     assert.equal(r1!.fields.service, 'checkout');
