@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const renderer = path.join(root, 'renderer');
 const builtIndex = path.join(renderer, 'dist', 'index.html');
+const configName = readdirSync(renderer).find((n) => /^vite\.config\.(ts|mts|js|mjs)$/.test(n)) ?? 'vite.config.ts';
 
 function newestMtime(p) {
   let st;
@@ -29,8 +30,7 @@ function newestMtime(p) {
 }
 
 function sourcesNewest() {
-  const configs = readdirSync(renderer).filter((n) => /^vite\.config\.(ts|mts|js|mjs)$/.test(n));
-  const inputs = ['src', 'public', 'index.html', ...configs].map((n) => path.join(renderer, n));
+  const inputs = ['src', 'public', 'index.html', configName].map((n) => path.join(renderer, n));
   return Math.max(...inputs.map(newestMtime));
 }
 
@@ -58,7 +58,7 @@ process.stdout.write(`ensure-ui: building the UI (${why})… `);
 try {
   await vite.build({
     root: renderer,
-    configFile: path.join(renderer, configName()),
+    configFile: path.join(renderer, configName),
     logLevel: 'error',
   });
 } catch (err) {
@@ -67,7 +67,3 @@ try {
   process.exit(1);
 }
 process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-
-function configName() {
-  return readdirSync(renderer).find((n) => /^vite\.config\.(ts|mts|js|mjs)$/.test(n)) ?? 'vite.config.ts';
-}
