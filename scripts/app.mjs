@@ -38,12 +38,9 @@ async function main() {
     console.error(NOT_INSTALLED);
     process.exit(1);
   }
-  // Same UI as `npm start`: build it first if it is missing (script owned by the service side).
-  const ensureUi = path.join(root, 'scripts', 'ensure-ui.mjs');
-  if (existsSync(ensureUi)) {
-    const r = spawnSync(process.execPath, [ensureUi], { stdio: 'inherit', cwd: root });
-    if (r.status !== 0) process.exit(r.status ?? 1);
-  }
+  // Same UI as `npm start`: built first when it is missing or older than its sources.
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'ensure-ui.mjs')], { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) process.exit(r.status ?? 1);
   const { buildAll } = await import('./build-main.mjs');
   try {
     await buildAll();

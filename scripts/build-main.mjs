@@ -14,10 +14,10 @@ import { prepareElectronNative } from '../main/tools/electron-native.mjs';
 import { drawIcon, ICONS } from '../main/tools/icons.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-export const OUT_DIR = path.join(root, 'main', 'dist');
+const OUT_DIR = path.join(root, 'main', 'dist');
 
 /** Packages with .node binaries (or Electron itself): never bundled. */
-export const EXTERNAL = ['electron', 'chdb', '@chdb/*', 'better-sqlite3', 'bindings'];
+const EXTERNAL = ['electron', 'chdb', '@chdb/*', 'better-sqlite3', 'bindings'];
 
 const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js' };
 
@@ -71,9 +71,9 @@ export async function writeIcons(dir = OUT_DIR) {
 }
 
 /** Version of the installed `electron` package, or null (it is an optional dependency). */
-export function installedElectronVersion(projectRoot = root) {
+function installedElectronVersion() {
   try {
-    return JSON.parse(readFileSync(path.join(projectRoot, 'node_modules', 'electron', 'package.json'), 'utf8')).version;
+    return JSON.parse(readFileSync(path.join(root, 'node_modules', 'electron', 'package.json'), 'utf8')).version;
   } catch {
     return null;
   }
