@@ -28,17 +28,10 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
   let text: string;
   let num: string;
   if (q.eventRows) {
-    const stage = p.events;
-    const col = p.resolveIn(stage, field);
+    const col = p.resolveIn(p.events, field);
     text = asText(col);
     num = asNumberOrNull(col);
-    const where = [
-      p.scopeSql(),
-      `timestamp >= ${p.params.bind(p.options.start, "DateTime64(9, 'UTC')")}`,
-      `timestamp <= ${p.params.bind(p.options.end, "DateTime64(9, 'UTC')")}`,
-      ...stage.where,
-    ];
-    source = `(SELECT ${text} AS v, ${num} AS n FROM ${p.eventsFrom()} WHERE ${where.map((w) => `(${w})`).join(' AND ')})`;
+    source = `(SELECT ${text} AS v, ${num} AS n FROM ${p.eventsFrom()} WHERE ${p.eventWhereSql()})`;
   } else {
     const out = q.columns.find((c) => c.name === field);
     const inner = q.sql;

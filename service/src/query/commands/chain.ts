@@ -31,7 +31,7 @@ import { asText, NORM_LOG_SQL, timeText } from '../plan/columns.ts';
 import { conditionSql } from '../plan/conditions.ts';
 import { QueryCompileError } from '../plan/errors.ts';
 import { Params } from '../plan/params.ts';
-import { conditionNames, type Pipeline, type RowHook, type Stage } from '../plan/pipeline.ts';
+import { conditionNames, conjunction, rangeConditions, type Pipeline, type RowHook, type Stage } from '../plan/pipeline.ts';
 import type { Branch, Condition } from '../syntax/ast.ts';
 import { Args, listOf } from './args.ts';
 import { defineCommand } from './command.ts';
@@ -72,7 +72,7 @@ function stepSql(branch: Branch, p: Pipeline, fields: string[]): string {
     }
   }
   // A step that is only `*` matches every event.
-  return parts.length ? parts.map((c) => `(${c})`).join(' AND ') : '1';
+  return parts.length ? conjunction(parts) : '1';
 }
 
 function parseOrder(args: Args): boolean {
@@ -97,7 +97,6 @@ function moveOrderAndLimits(from: Stage, to: Stage): void {
 
 /** Replaces the internal `_chain_ids` by `_chain_events` and adds `_chain_fields` (see the header). */
 function chainEventsHook(p: Pipeline, fields: string[]): RowHook {
-  const { table, fractalIds, start, end } = p.options;
   return async (rows, fetch) => {
     const timeOf = new Map<string, number>();
     for (const r of rows) {
@@ -112,13 +111,13 @@ function chainEventsHook(p: Pipeline, fields: string[]): RowHook {
       const batch = all.slice(i, i + EVENT_BATCH);
       const times = batch.map((id) => timeOf.get(id)!);
       const params = new Params();
-      const sql =
-        `SELECT toString(log_id), ${timeText('timestamp')}, ${NORM_LOG_SQL} FROM ${table}` +
-        ` WHERE fractal_id IN ${params.bind(fractalIds, 'Array(UUID)')}` +
-        ` AND timestamp >= ${params.bind(start, "DateTime64(9, 'UTC')")} AND timestamp <= ${params.bind(end, "DateTime64(9, 'UTC')")}` +
-        ` AND timestamp >= fromUnixTimestamp64Milli(${params.bind(Math.min(...times), 'Int64')})` +
-        ` AND timestamp < fromUnixTimestamp64Milli(${params.bind(Math.max(...times) + 1, 'Int64')})` +
-        ` AND log_id IN ${params.bind(batch, 'Array(UUID)')}`;
+      const where = [
+        ...rangeConditions(params, p.options),
+        `timestamp >= fromUnixTimestamp64Milli(${params.bind(Math.min(...times), 'Int64')})`,
+        `timestamp < fromUnixTimestamp64Milli(${params.bind(Math.max(...times) + 1, 'Int64')})`,
+        `log_id IN ${params.bind(batch, 'Array(UUID)')}`,
+      ];
+      const sql = `SELECT toString(log_id), ${timeText('timestamp')}, ${NORM_LOG_SQL} FROM ${p.options.table} WHERE ${conjunction(where)}`;
       for (const [id, timestamp, norm] of await fetch(sql, params.values)) {
         found.set(String(id), { timestamp: String(timestamp), norm_log: String(norm) });
       }

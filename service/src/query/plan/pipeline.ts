@@ -177,6 +177,7 @@ export class Pipeline {
   private readonly late = new Set<string>();
   /** Run on the final rows by the query endpoints (see RowHook). */
   readonly rowHooks: RowHook[] = [];
+  private range?: string[];
 
   constructor(readonly options: PipelineOptions) {
     this.params = options.params;
@@ -311,13 +312,15 @@ export class Pipeline {
     }
   }
 
-  /**
-   * The fractals read. One fractal is `=`, not IN: with `=` the engine reads the sort key
-   * newest-first and stops at the row cap; with IN it reads and sorts the whole range.
-   */
-  scopeSql(): string {
-    const ids = this.options.fractalIds;
-    return ids.length === 1 ? `fractal_id = ${this.params.bind(ids[0], 'UUID')}` : `fractal_id IN ${this.params.bind(ids, 'Array(UUID)')}`;
+  /** The fractals and the time range every read of events is bounded by (bound once). */
+  rangeWhere(): string[] {
+    this.range ??= rangeConditions(this.params, this.options);
+    return this.range;
+  }
+
+  /** The events the query's event conditions keep, as one condition: what the histogram (§5) and field statistics count. */
+  eventWhereSql(): string {
+    return conjunction([...this.rangeWhere(), ...this.events.where]);
   }
 
   /** A scope for conditions over a stage's input rows. */
@@ -470,15 +473,15 @@ export class Pipeline {
     const dedupEvents = stage.isEvents && !!stage.agg && !!stage.dedup?.length && !!stage.dedupEvents;
     if (dedupEvents) {
       const keys = stage.dedup!.map((n) => asText(this.resolveIn(stage, n)));
-      const filtered = where.length ? ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
+      const filtered = where.length ? ` WHERE ${conjunction(where)}` : '';
       where.push(`log_id IN (SELECT argMax(log_id, (timestamp, log_id)) FROM ${from}${filtered} GROUP BY ${keys.join(', ')})`);
     }
-    if (where.length) sql += ` WHERE ${where.map((w) => `(${w})`).join(' AND ')}`;
+    if (where.length) sql += ` WHERE ${conjunction(where)}`;
     if (stage.agg && stage.agg.keys.length) {
       sql += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
     }
-    if (post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${post.map((w) => `(${w})`).join(' AND ')}`;
-    if (stage.qualify.length) sql += ` QUALIFY ${stage.qualify.map((w) => `(${w})`).join(' AND ')}`;
+    if (post.length) sql += ` ${stage.agg ? 'HAVING' : 'AND'} ${conjunction(post)}`;
+    if (stage.qualify.length) sql += ` QUALIFY ${conjunction(stage.qualify)}`;
     const order = this.orderSql(stage, outs);
     if (order) sql += ` ORDER BY ${order}`;
     if (stage.dedup?.length && !dedupEvents) {
@@ -501,14 +504,7 @@ export class Pipeline {
       const alias = joins ? ` AS s${stage.index}_from` : '';
       return { from: `(${this.stageSql(this.stages[stage.index - 1], undefined)})${alias}${joins}`, where: [] };
     }
-    return {
-      from: this.eventsFrom(),
-      where: [
-        this.scopeSql(),
-        `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
-        `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
-      ],
-    };
+    return { from: this.eventsFrom(), where: this.rangeWhere() };
   }
 
   /** The statistics of a window function: one row, one tuple (see StageWindow). */
@@ -521,12 +517,12 @@ export class Pipeline {
       // The groups as the stage makes them, without the window columns and their conditions.
       const outs = this.outputsOf(stage).filter((c) => !stage.windowNames.has(c.name));
       rows = `SELECT ${[...outs.map((c) => `${c.sql} AS ${c.alias}`), ...inputs].join(', ')} FROM ${from}`;
-      if (where.length) rows += ` WHERE ${where.map((c) => `(${c})`).join(' AND ')}`;
+      if (where.length) rows += ` WHERE ${conjunction(where)}`;
       if (stage.agg.keys.length) rows += ` GROUP BY ${outs.slice(0, stage.agg.keys.length).map((c) => c.alias).join(', ')}`;
-      if (stage.post.length) rows += ` HAVING ${stage.post.map((c) => `(${c})`).join(' AND ')}`;
+      if (stage.post.length) rows += ` HAVING ${conjunction(stage.post)}`;
     } else {
       rows = `SELECT ${inputs.join(', ')} FROM ${from}`;
-      if (where.length) rows += ` WHERE ${where.map((c) => `(${c})`).join(' AND ')}`;
+      if (where.length) rows += ` WHERE ${conjunction(where)}`;
     }
     return `SELECT tuple(${w.statistics.join(', ')}) FROM (${rows})`;
   }
@@ -570,20 +566,30 @@ export class Pipeline {
 
   /** The filters on events only: what the histogram counts (§5). */
   eventCountSql(bucketSeconds: number): string {
-    const stage = this.events;
-    const where = [
-      this.scopeSql(),
-      `timestamp >= ${this.params.bind(this.options.start, "DateTime64(9, 'UTC')")}`,
-      `timestamp <= ${this.params.bind(this.options.end, "DateTime64(9, 'UTC')")}`,
-      ...stage.where,
-    ];
     return `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${bucketSeconds}))) AS b, count() AS n
-      FROM ${this.eventsFrom()} WHERE ${where.map((w) => `(${w})`).join(' AND ')} GROUP BY b ORDER BY b`;
+      FROM ${this.eventsFrom()} WHERE ${this.eventWhereSql()} GROUP BY b ORDER BY b`;
   }
 
   fail(message: string, span?: Span): never {
     throw new QueryCompileError(message, span);
   }
+}
+
+/** Conditions ANDed, each in parentheses. */
+export const conjunction = (conds: string[]): string => conds.map((c) => `(${c})`).join(' AND ');
+
+/**
+ * The fractals and the time range of a read of events. One fractal is `=`, not IN: with `=` the
+ * engine reads the sort key newest-first and stops at the row cap; with IN it reads and sorts the
+ * whole range.
+ */
+export function rangeConditions(params: Params, o: Pick<PipelineOptions, 'fractalIds' | 'start' | 'end'>): string[] {
+  const ids = o.fractalIds;
+  return [
+    ids.length === 1 ? `fractal_id = ${params.bind(ids[0], 'UUID')}` : `fractal_id IN ${params.bind(ids, 'Array(UUID)')}`,
+    `timestamp >= ${params.bind(o.start, "DateTime64(9, 'UTC')")}`,
+    `timestamp <= ${params.bind(o.end, "DateTime64(9, 'UTC')")}`,
+  ];
 }
 
 /** Names a condition reads (fields of comparisons and of condition functions' first argument). */
