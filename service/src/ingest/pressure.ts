@@ -4,21 +4,24 @@ export type Layer = 'rate_limit' | 'queue' | 'spool' | 'storage' | 'disk_quota';
 export const LAYERS: Layer[] = ['rate_limit', 'queue', 'spool', 'storage', 'disk_quota'];
 
 interface LayerState {
-  active: boolean;
   since: string | null;
   last_triggered: string | null;
   count: number;
   detail: string;
+  /** When hit() last fired (ms since the epoch). */
+  lastMs: number;
+  /** Set by set(): active until cleared. */
+  sticky: boolean;
 }
 
 /** A layer that was triggered stays reported active for this long after the last trigger. */
 const HOLD_MS = 5_000;
 
 export class Pressure {
-  private state = new Map<Layer, LayerState & { lastMs: number; sticky: boolean }>();
+  private state = new Map<Layer, LayerState>();
 
   constructor() {
-    for (const l of LAYERS) this.state.set(l, { active: false, since: null, last_triggered: null, count: 0, detail: '', lastMs: 0, sticky: false });
+    for (const l of LAYERS) this.state.set(l, { since: null, last_triggered: null, count: 0, detail: '', lastMs: 0, sticky: false });
   }
 
   /** A momentary event (a 429): active now and for a few seconds after. */
@@ -44,7 +47,7 @@ export class Pressure {
     if (active) s.detail = detail;
   }
 
-  private isActive(s: LayerState & { lastMs: number; sticky: boolean }, now: number): boolean {
+  private isActive(s: LayerState, now: number): boolean {
     return s.sticky || now - s.lastMs < HOLD_MS;
   }
 

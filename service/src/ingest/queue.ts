@@ -18,7 +18,7 @@ export interface QueuedBatch {
 export interface QueueOptions {
   slots: number;
   workers: number;
-  insert: (table: IngestTable, chunks: Buffer[], rows: number) => Promise<void>;
+  insert: (table: IngestTable, chunks: Buffer[]) => Promise<void>;
   onInserted: (batches: QueuedBatch[], ms: number) => void;
   onInsertError: (err: Error, attempt: number, delayMs: number) => void;
   onRecovered: () => void;
@@ -44,7 +44,6 @@ export class IngestQueue {
   private reserved = 0;
   private wake: Array<() => void> = [];
   private running = true;
-  private active = 0;
   private workers: Promise<void>[] = [];
 
   constructor(private readonly o: QueueOptions) {
@@ -141,12 +140,10 @@ export class IngestQueue {
         continue;
       }
       const batches = this.take();
-      this.active++;
-      const rows = batches.reduce((n, b) => n + b.count, 0);
       for (let attempt = 1; ; attempt++) {
         const t0 = performance.now();
         try {
-          await this.o.insert(batches[0]!.table, batches.map((b) => b.rows), rows);
+          await this.o.insert(batches[0]!.table, batches.map((b) => b.rows));
           if (attempt > 1) this.o.onRecovered();
           this.o.onInserted(batches, performance.now() - t0);
           break;
@@ -155,14 +152,12 @@ export class IngestQueue {
           this.o.onInsertError(err as Error, attempt, delay);
           if (!this.running && attempt >= 3) {
             // Shutting down with storage failing: the spool keeps these for the next start.
-            this.active--;
             return;
           }
           await new Promise((r) => setTimeout(r, delay));
         }
       }
       this.release(batches.length);
-      this.active--;
     }
   }
 }

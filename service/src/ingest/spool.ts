@@ -78,7 +78,7 @@ export class Spool {
   }
 
   /** Resolves once the batch is on disk (fsync'd). */
-  append(b: { id: string; fractalId: string; count: number; table: IngestTable; rows: Buffer }): Promise<number> {
+  append(b: Omit<SpooledBatch, 'segment'>): Promise<void> {
     if (this.closed) return Promise.reject(new Error('spool is closed'));
     const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count, table: b.table }) + '\n');
     const seg = this.segment;
@@ -87,7 +87,7 @@ export class Spool {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ ...frame([head, b.rows]), resolve, reject });
       this.flushSoon();
-    }).then(() => seg);
+    });
   }
 
   /** ClickHouse has the batch: record that (without waiting) and drop finished segments. */
