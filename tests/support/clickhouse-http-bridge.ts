@@ -104,11 +104,10 @@ export interface ClickHouseHttpBridgeOptions {
   user?: string;
   /** Its password. Default empty. */
   password?: string;
-  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
-  port?: number;
-  /** Value of `X-ClickHouse-Server-Display-Name`. Default `chdb-http-bridge`. */
-  displayName?: string;
 }
+
+/** Value of `X-ClickHouse-Server-Display-Name`. */
+const displayName = 'chdb-http-bridge';
 
 export interface ClickHouseHttpBridge {
   /** `http://127.0.0.1:<port>` */
@@ -510,7 +509,6 @@ export async function startClickHouseHttpBridge(opts: ClickHouseHttpBridgeOption
 async function serve(session: ChdbSession, native: ChdbNative, opts: ClickHouseHttpBridgeOptions): Promise<ClickHouseHttpBridge> {
   const user = opts.user ?? 'default';
   const password = opts.password ?? '';
-  const displayName = opts.displayName ?? 'chdb-http-bridge';
   const conn = () => {
     if (!session.connection) throw bridgeError('STD_EXCEPTION', 'The bridge is closed');
     return session.connection;
@@ -829,7 +827,7 @@ async function serve(session: ChdbSession, native: ChdbNative, opts: ClickHouseH
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+    server.listen(0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
