@@ -94,15 +94,9 @@ export function registerAccessControl(
       if (req.routeOptions.url === undefined) return;
       throw new HttpError(500, 'This route has no access rule; refusing by default.');
     }
-    if ('ingest' in access) return;
-    if ('public' in access) {
-      try {
-        req.principal = authenticate(req);
-      } catch {
-        req.principal = null;
-      }
-      return;
-    }
+    // Public routes never read the caller: no session look-up or key check (and no last-used
+    // write) for UI files, health polls, sign-in or shippers' probes.
+    if ('ingest' in access || 'public' in access) return;
     const p = authenticate(req);
     if (!p) throw unauthorized();
     req.principal = p;
