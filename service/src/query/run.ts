@@ -5,11 +5,11 @@ import { BigNumberText } from '../ingest/types.ts';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';
+import { QueryCompileError } from './plan/errors.ts';
+import type { OutputColumn } from './plan/pipeline.ts';
 
 /** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
 export const CURSOR = Symbol('cursor');
-import { QueryCompileError } from './plan/errors.ts';
-import type { OutputColumn } from './plan/pipeline.ts';
 
 export class QueryTimeoutError extends Error {
   constructor() {
@@ -89,30 +89,32 @@ export async function runQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOpt
 
 /** Turns engine rows (arrays in column order) into the response's row objects. */
 export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
+  // Worked out once per query, not per row.
   const cols = q.columns;
-  const projection = q.pipeline.current.projection;
+  const at = (name: string) => cols.findIndex((c) => c.name === name);
+  const projection = q.eventRows ? q.pipeline.current.projection : undefined;
+  const normAt = at('norm_log');
+  const timeAt = at('timestamp');
+  const idAt = at('log_id');
+  // Event rows under table(): the listed columns plus the event's time, id and fractal, not norm_log.
+  const shown = cols
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => !projection || (c.name !== 'norm_log' && (projection.includes(c.name) || ['timestamp', 'fractal_id', 'log_id'].includes(c.name))));
   return (raw) => {
     const row: Row = {};
     if (q.eventRows) {
       // Event rows carry their fields (flattened, as text) under their own names; reserved and
       // computed columns win over a field of the same name.
-      const norm = raw[cols.findIndex((c) => c.name === 'norm_log')] as string;
-      const fields = unpackFields(norm);
+      const fields = unpackFields(raw[normAt] as string);
       if (projection) {
         for (const n of projection) if (n in fields) row[n] = fields[n];
       } else Object.assign(row, fields);
     }
     if (q.paged) {
       // Not serialised: the route reads it to build next_cursor from the last row of a page.
-      const ti = cols.findIndex((c) => c.name === 'timestamp');
-      const ii = cols.findIndex((c) => c.name === 'log_id');
-      Object.defineProperty(row, CURSOR, { value: encodeCursor({ t: String(raw[ti]), id: String(raw[ii]) }), enumerable: false });
+      Object.defineProperty(row, CURSOR, { value: encodeCursor({ t: String(raw[timeAt]), id: String(raw[idAt]) }), enumerable: false });
     }
-    cols.forEach((c, i) => {
-      if (q.eventRows && projection && c.name === 'norm_log') return;
-      if (q.eventRows && projection && !projection.includes(c.name) && !['timestamp', 'fractal_id', 'log_id'].includes(c.name)) return;
-      row[c.name] = cellValue(c, raw[i]);
-    });
+    for (const { c, i } of shown) row[c.name] = cellValue(c, raw[i]);
     return row;
   };
 }
