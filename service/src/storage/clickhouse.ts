@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import type { ClickHouseRemote, Config } from '../config.ts';
 
 export interface Analytics {
   client: ClickHouseClient;
@@ -32,21 +32,51 @@ export interface Analytics {
 
 export async function openAnalytics(config: Config): Promise<Analytics> {
   const database = config.clickhouseDatabase;
-  let client: ClickHouseClient;
-  let streamRows: Analytics['streamRows'];
-  let streamSessions: Array<{ close(): void }> = [];
-  let rawInsert: ((p: { table: string; values: Buffer; format: 'JSONEachRow' }) => Promise<unknown>) | null = null;
-  if (config.clickhouse) {
-    client = createClient({
-      url: config.clickhouse.url,
-      username: config.clickhouse.user,
-      password: config.clickhouse.password,
-      request_timeout: 600_000,
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
-    });
-    const remote = client;
-    streamRows = async function* (sql, params, { signal }) {
-      const rs = await remote.query({
+  const t = config.clickhouse ? remoteTransport(config.clickhouse) : await embeddedTransport(path.join(config.dataDir, 'clickhouse'));
+  let closed = false;
+  return {
+    client: t.client,
+    transport: config.clickhouse ? 'remote' : 'embedded',
+    database,
+    table: (name) => `${database}.${name}`,
+    insertFormatted: t.insertFormatted,
+    streamRows: t.streamRows,
+    async ping() {
+      try {
+        const rs = await t.client.query({ query: 'SELECT 1 AS ok', format: 'JSONEachRow' });
+        const rows = (await rs.json()) as Array<{ ok: number }>;
+        return rows[0]?.ok === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await t.client.close();
+      await t.release();
+    },
+  };
+}
+
+/** What the two transports do differently; openAnalytics builds the rest on top. */
+type Transport = Pick<Analytics, 'client' | 'streamRows' | 'insertFormatted'> & {
+  /** Frees what the transport holds besides its client (called after the client is closed). */
+  release(): Promise<void>;
+};
+
+function remoteTransport(remote: ClickHouseRemote): Transport {
+  const client = createClient({
+    url: remote.url,
+    username: remote.user,
+    password: remote.password,
+    request_timeout: 600_000,
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+  });
+  return {
+    client,
+    async *streamRows(sql, params, { signal }) {
+      const rs = await client.query({
         query: sql,
         query_params: params,
         format: 'JSONCompactEachRow',
@@ -54,27 +84,34 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
         clickhouse_settings: { cancel_http_readonly_queries_on_client_close: 1 },
       });
       for await (const rows of rs.stream()) yield rows.map((r) => r.json() as unknown[]);
-    };
-  } else {
-    // Loaded only in embedded mode: the native engine does not exist on every platform.
-    // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
-    const { createChdbConnection } = (
-      typeof require === 'function' ? require('chdb/connection') : await import('chdb/connection')
-    ) as typeof import('chdb/connection');
-    const dir = path.join(config.dataDir, 'clickhouse');
-    mkdirSync(dir, { recursive: true });
-    const connection = createChdbConnection({ path: dir });
-    rawInsert = (p) => connection.chdb.rawInsert(p);
-    client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
-    // A chDB session streams one query at a time; sessions on the same directory coexist, so
-    // streams get a small pool of their own sessions (opened on first use, closed with the engine).
-    const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
-    const idle: InstanceType<typeof chdb.Session>[] = [];
-    const all: InstanceType<typeof chdb.Session>[] = [];
-    streamSessions = all;
-    streamRows = async function* (sql, params, { signal }) {
-      const session = idle.pop() ?? new chdb.Session(dir);
-      if (!all.includes(session)) all.push(session);
+    },
+    async insertFormatted(table, format, data) {
+      const res = await client.exec({ query: `INSERT INTO ${table} FORMAT ${format}`, values: Readable.from([data]) });
+      res.stream.resume();
+    },
+    async release() {},
+  };
+}
+
+async function embeddedTransport(dir: string): Promise<Transport> {
+  // Loaded only in embedded mode: the native engine does not exist on every platform.
+  // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
+  const { createChdbConnection } = (
+    typeof require === 'function' ? require('chdb/connection') : await import('chdb/connection')
+  ) as typeof import('chdb/connection');
+  const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
+  mkdirSync(dir, { recursive: true });
+  const connection = createChdbConnection({ path: dir });
+  const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
+  // A chDB session streams one query at a time; sessions on the same directory coexist, so
+  // streams get a small pool of their own sessions (opened on first use, closed with the engine).
+  const idle: InstanceType<typeof chdb.Session>[] = [];
+  const all: InstanceType<typeof chdb.Session>[] = [];
+  return {
+    client,
+    async *streamRows(sql, params, { signal }) {
+      let session = idle.pop();
+      if (!session) all.push((session = new chdb.Session(dir)));
       // A chDB stream only notices cancellation between chunks, so a long computation would run
       // on after the caller left: tag the statement and KILL it in the engine on abort.
       const tag = `svc-stream:${randomUUID()}`;
@@ -106,44 +143,15 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
         if (!finished) kill();
         idle.push(session);
       }
-    };
-  }
-  let closed = false;
-  const embedded = !config.clickhouse;
-  return {
-    client,
-    transport: config.clickhouse ? 'remote' : 'embedded',
-    database,
-    table: (name) => `${database}.${name}`,
-    async insertFormatted(table, format, data) {
-      if (rawInsert) {
-        await rawInsert({ table, values: data, format });
-        return;
-      }
-      const res = await client.exec({ query: `INSERT INTO ${table} FORMAT ${format}`, values: Readable.from([data]) });
-      res.stream.resume();
     },
-    streamRows,
-    async ping() {
-      try {
-        const rs = await client.query({ query: 'SELECT 1 AS ok', format: 'JSONEachRow' });
-        const rows = (await rs.json()) as Array<{ ok: number }>;
-        return rows[0]?.ok === 1;
-      } catch {
-        return false;
-      }
+    async insertFormatted(table, format, values) {
+      await connection.chdb.rawInsert({ table, values, format });
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await client.close();
-      for (const session of streamSessions) session.close();
-      if (embedded) {
-        // close() can return while the engine still holds the data directory; wait until it is
-        // really free, so a restart in the same process (tests, the desktop shell) can reopen it.
-        const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
-        await chdb.drainPending();
-      }
+    async release() {
+      for (const session of all) session.close();
+      // close() can return while the engine still holds the data directory; wait until it is
+      // really free, so a restart in the same process (tests, the desktop shell) can reopen it.
+      await chdb.drainPending();
     },
   };
 }
