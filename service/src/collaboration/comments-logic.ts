@@ -82,20 +82,33 @@ export function normalizeContent(raw: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The caller's role for comments on one fractal: on the fractal, else the best through a prism holding it (at most analyst). */
-function roleFor(ctx: Context, p: Principal, fractalId: string): Role | null {
-  if (ctx.roles.scopeName('fractal', fractalId) === undefined) return null;
-  let role = ctx.roles.roleOf(p, 'fractal', fractalId);
+/** A fractal as the caller sees it for comments. */
+interface FractalRights {
+  /** Undefined when no such fractal exists. */
+  name: string | undefined;
+  /** The role on the fractal itself (only this one makes anyone its admin). */
+  own: Role | null;
+  /** `own`, or the best role through a prism holding the fractal (at most analyst); null: not visible. */
+  role: Role | null;
+}
+
+function rightsOn(ctx: Context, p: Principal, fractalId: string): FractalRights {
+  const name = ctx.roles.scopeName('fractal', fractalId);
+  if (name === undefined) return { name, own: null, role: null };
+  const own = ctx.roles.roleOf(p, 'fractal', fractalId);
+  let role = own;
   for (const prismId of ctx.prisms.containing(fractalId)) {
     const viaPrism = ctx.roles.roleOf(p, 'prism', prismId);
     const capped: Role | null = viaPrism === 'admin' ? 'analyst' : viaPrism;
     if (roleRank(capped) > roleRank(role)) role = capped;
   }
-  return role;
+  return { name, own, role };
 }
 
-export interface Access {
-  /** May read comments of a fractal (null role: not visible at all). */
+export interface CommentAccess {
+  /** Holds any role on the fractal (directly or through a prism); otherwise it is "not found". */
+  visible(fractalId: string): boolean;
+  /** May read comments of a fractal. */
   canRead(fractalId: string): boolean;
   canWrite(fractalId: string): boolean;
   canChange(c: Comment): boolean;
@@ -105,41 +118,44 @@ export interface Access {
   requireChange(c: Comment): void;
 }
 
-/** The caller's rights on comments, memoised per fractal for one request. */
-export function accessFor(ctx: Context, p: Principal): Access {
-  const roles = new Map<string, Role | null>();
-  const role = (f: string) => {
-    if (!roles.has(f)) roles.set(f, roleFor(ctx, p, f));
-    return roles.get(f)!;
+/** The caller's rights on comments, looked up once per fractal for one request. */
+export function accessFor(ctx: Context, p: Principal): CommentAccess {
+  const seen = new Map<string, FractalRights>();
+  const rights = (f: string) => {
+    let r = seen.get(f);
+    if (!r) seen.set(f, (r = rightsOn(ctx, p, f)));
+    return r;
   };
   const isAuthor = (c: Comment) => (p.kind === 'user' ? c.author_user_id === p.user.id : c.author_key_id === p.key.id);
-  const isFractalAdmin = (f: string) => p.kind === 'user' && ctx.roles.roleOf(p, 'fractal', f) === 'admin';
-  const canRead = (f: string) => role(f) !== null && (p.kind === 'user' || p.permissions.query);
-  const canWrite = (f: string) => roleRank(role(f)) >= roleRank('analyst') && (p.kind === 'user' || p.permissions.comment);
-  const a: Access = {
+  const isFractalAdmin = (f: string) => p.kind === 'user' && rights(f).own === 'admin';
+  const visible = (f: string) => rights(f).role !== null;
+  const canRead = (f: string) => visible(f) && (p.kind === 'user' || p.permissions.query);
+  const canWrite = (f: string) => roleRank(rights(f).role) >= roleRank('analyst') && (p.kind === 'user' || p.permissions.comment);
+  const a: CommentAccess = {
+    visible,
     canRead,
     canWrite,
     canChange: (c) => canWrite(c.fractal_id) && (isAuthor(c) || isFractalAdmin(c.fractal_id)),
     requireWrite(f, message) {
-      const r = role(f);
+      const r = rights(f).role;
       if (r === null) throw notFound(message);
       if (p.kind === 'api_key') {
         if (!p.permissions.comment) throw forbidden('This API key lacks the "comment" permission.');
       } else if (roleRank(r) < roleRank('analyst')) {
-        throw forbidden(`Writing comments needs the analyst role on fractal "${ctx.roles.scopeName('fractal', f)}"; you have ${r}.`);
+        throw forbidden(`Writing comments needs the analyst role on fractal "${rights(f).name}"; you have ${r}.`);
       }
     },
     requireChange(c) {
       a.requireWrite(c.fractal_id, `Comment ${c.id} not found.`);
       if (!isAuthor(c) && !isFractalAdmin(c.fractal_id)) {
-        throw forbidden(`Only the comment's author (${c.author}) or an admin of fractal "${ctx.roles.scopeName('fractal', c.fractal_id)}" can change or delete it.`);
+        throw forbidden(`Only the comment's author (${c.author}) or an admin of fractal "${rights(c.fractal_id).name}" can change or delete it.`);
       }
     },
   };
   return a;
 }
 
-export function view(c: Comment, access: Access): CommentView {
+export function view(c: Comment, access: CommentAccess): CommentView {
   return {
     id: c.id,
     fractal_id: c.fractal_id,
@@ -156,10 +172,9 @@ export function view(c: Comment, access: Access): CommentView {
 }
 
 /** A comment the caller may read; 404 when it does not exist or is not theirs to see. */
-export function readableComment(ctx: Context, p: Principal, id: string): Comment {
+export function readableComment(ctx: Context, access: CommentAccess, id: string): Comment {
   const c = ctx.comments.get(id.toLowerCase());
-  const access = accessFor(ctx, p);
-  if (!c || roleFor(ctx, p, c.fractal_id) === null) throw notFound(`Comment ${id} not found.`);
+  if (!c || !access.visible(c.fractal_id)) throw notFound(`Comment ${id} not found.`);
   if (!access.canRead(c.fractal_id)) throw forbidden('This API key lacks the "query" permission.');
   return c;
 }
@@ -169,14 +184,13 @@ export function readableComment(ctx: Context, p: Principal, id: string): Comment
  * that does not exist (or is not visible) is a 404 naming it, one the caller may not change a
  * 403, and then nothing is changed.
  */
-export function changeableComments(ctx: Context, p: Principal, ids: string[]): Comment[] {
+function changeableComments(ctx: Context, access: CommentAccess, ids: string[]): Comment[] {
   const unique = [...new Set(ids.map((i) => i.toLowerCase()))];
   const found = new Map(ctx.comments.getMany(unique).map((c) => [c.id, c]));
-  const access = accessFor(ctx, p);
   const out: Comment[] = [];
   for (const id of unique) {
     const c = found.get(id);
-    if (!c || !roleFor(ctx, p, c.fractal_id)) throw notFound(`Comment ${id} not found.`);
+    if (!c || !access.visible(c.fractal_id)) throw notFound(`Comment ${id} not found.`);
     access.requireChange(c);
     out.push(c);
   }
@@ -239,8 +253,8 @@ export async function createComment(ctx: Context, p: Principal, input: CreateCom
 
 export function updateComment(ctx: Context, p: Principal, id: string, patch: { content?: string; tags?: string[] }): CommentView {
   if (patch.content === undefined && patch.tags === undefined) throw badRequest('Send "content", "tags" or both to change a comment.');
-  const c = readableComment(ctx, p, id);
   const access = accessFor(ctx, p);
+  const c = readableComment(ctx, access, id);
   access.requireChange(c);
   const updated = ctx.comments.update(c.id, {
     content: patch.content === undefined ? undefined : normalizeContent(patch.content),
@@ -250,8 +264,9 @@ export function updateComment(ctx: Context, p: Principal, id: string, patch: { c
 }
 
 export function deleteComment(ctx: Context, p: Principal, id: string): void {
-  const c = readableComment(ctx, p, id);
-  accessFor(ctx, p).requireChange(c);
+  const access = accessFor(ctx, p);
+  const c = readableComment(ctx, access, id);
+  access.requireChange(c);
   ctx.comments.deleteMany([c.id]);
 }
 
@@ -299,30 +314,31 @@ export function deleteLogComments(ctx: Context, p: Principal, fractalIds: string
 
 export function bulkAddTag(ctx: Context, p: Principal, ids: string[], rawTag: string): { updated: number; comments: CommentView[] } {
   const tag = normalizeTag(rawTag);
-  const comments = changeableComments(ctx, p, ids);
+  const access = accessFor(ctx, p);
+  const comments = changeableComments(ctx, access, ids);
   for (const c of comments) {
     if (!c.tags.includes(tag) && c.tags.length >= MAX_TAGS) throw badRequest(`Comment ${c.id} already has ${MAX_TAGS} tags, the most a comment may hold.`);
   }
   const updated = ctx.comments.addTag(comments.map((c) => c.id), tag);
-  return { updated, comments: reread(ctx, p, comments) };
+  return { updated, comments: reread(ctx, access, comments) };
 }
 
 export function bulkRemoveTag(ctx: Context, p: Principal, ids: string[], rawTag: string): { updated: number; comments: CommentView[] } {
   const tag = normalizeTag(rawTag);
-  const comments = changeableComments(ctx, p, ids);
+  const access = accessFor(ctx, p);
+  const comments = changeableComments(ctx, access, ids);
   const updated = ctx.comments.removeTag(comments.map((c) => c.id), tag);
-  return { updated, comments: reread(ctx, p, comments) };
+  return { updated, comments: reread(ctx, access, comments) };
 }
 
 /** The comments again after a change, in the order the request named them. */
-function reread(ctx: Context, p: Principal, comments: Comment[]): CommentView[] {
-  const access = accessFor(ctx, p);
+function reread(ctx: Context, access: CommentAccess, comments: Comment[]): CommentView[] {
   const now = new Map(ctx.comments.getMany(comments.map((c) => c.id)).map((c) => [c.id, c]));
   return comments.map((c) => view(now.get(c.id)!, access));
 }
 
 export function bulkDelete(ctx: Context, p: Principal, ids: string[]): number {
-  const comments = changeableComments(ctx, p, ids);
+  const comments = changeableComments(ctx, accessFor(ctx, p), ids);
   return ctx.comments.deleteMany(comments.map((c) => c.id));
 }
 

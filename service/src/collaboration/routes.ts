@@ -119,8 +119,8 @@ export async function commentRoutes(app: App, ctx: Context) {
   );
 
   app.get('/api/v1/comments/:id', { config: authenticated, schema: { params: IdParams } }, async (req) => {
-    const c = readableComment(ctx, req.principal!, req.params.id);
-    return ok(view(c, accessFor(ctx, req.principal!)));
+    const access = accessFor(ctx, req.principal!);
+    return ok(view(readableComment(ctx, access, req.params.id), access));
   });
 
   app.put(
