@@ -115,7 +115,7 @@ function numericNs(s: string, start: number, end: number, dot: number): bigint |
 }
 
 /** Reads `d` digits at s[i]; -1 if any is not a digit. */
-function digits(s: string, i: number, d: number): number {
+export function digits(s: string, i: number, d: number): number {
   let n = 0;
   for (let k = 0; k < d; k++) {
     const c = s.charCodeAt(i + k) - 48;
@@ -123,6 +123,11 @@ function digits(s: string, i: number, d: number): number {
     n = n * 10 + c;
   }
   return n;
+}
+
+/** Two digits, zero-padded. */
+export function pad2(n: number): string {
+  return n < 10 ? '0' + n : '' + n;
 }
 
 function isLeap(y: number): boolean {
@@ -266,10 +271,6 @@ export function nowNs(): bigint {
 // batch mostly share their second, so the "YYYY-MM-DD hh:mm:ss." prefix of the last second is kept.
 let lastSec = Number.NaN;
 let lastPrefix = '';
-
-function pad2(n: number): string {
-  return n < 10 ? '0' + n : '' + n;
-}
 
 /** `YYYY-MM-DD hh:mm:ss.nnnnnnnnn` in UTC: the text ClickHouse DateTime64(9) reads in JSONEachRow. */
 export function formatNs(ns: bigint): string {

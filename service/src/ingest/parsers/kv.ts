@@ -19,6 +19,7 @@
 // kv that type is text: `status=200` still matches as text equality, numeric comparisons
 // (`status>=500`) cast the text, and a value such as `007`, `1e3` or a 20-digit id is never
 // silently rewritten. (The json parser is where numbers arrive typed.)
+import { setOwn } from '../exact-json.ts';
 import { ParseError } from './parse-error.ts';
 
 function isWs(c: number): boolean {
@@ -27,15 +28,6 @@ function isWs(c: number): boolean {
 
 function isSep(c: number): boolean {
   return c === 44 /* , */ || c === 59 /* ; */;
-}
-
-/** Stores key → value; `__proto__` becomes an own property instead of touching the prototype. */
-function put(out: Record<string, string>, key: string, value: string): void {
-  if (key === '__proto__') {
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    out[key] = value;
-  }
 }
 
 /**
@@ -130,7 +122,7 @@ export function parseKv(line: string): Record<string, string> {
       value = line.slice(valStart, i);
     }
     if (key === '') continue; // "=x": a value without a key is ignored
-    put(out, key, value);
+    setOwn(out, key, value); // `__proto__` too, as an own property
     pairs++;
   }
   if (pairs === 0) throw new ParseError('no key=value pairs found');

@@ -26,7 +26,7 @@
 // severity_name (only with a PRI), version (5424), timestamp, hostname, app_name, proc_id, msg_id
 // (5424), sd.<id>.<param> (5424), message.
 import { ParseError } from './parse-error.ts';
-import { daysFromCivil, daysInMonth, parseTimestampNs } from '../timestamps.ts';
+import { daysFromCivil, daysInMonth, digits, pad2, parseTimestampNs } from '../timestamps.ts';
 
 export type SyslogFields = Record<string, string | number>;
 
@@ -47,21 +47,6 @@ const DAY_MS = 86_400_000;
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
-}
-
-/** Reads `d` digits at s[i]; -1 if any is not a digit. */
-function digits(s: string, i: number, d: number): number {
-  let n = 0;
-  for (let k = 0; k < d; k++) {
-    const c = s.charCodeAt(i + k) - 48;
-    if (!(c >= 0 && c <= 9)) return -1;
-    n = n * 10 + c;
-  }
-  return n;
-}
-
-function pad2(n: number): string {
-  return n < 10 ? '0' + n : '' + n;
 }
 
 /** Index of the next space (or n) from i. */
