@@ -1,5 +1,5 @@
 // The query domain's logic between the routes and the engine: time range, scope, @variables,
-// compilation, regex check, execution, and the response fields of query-language.md §5.
+// compilation and the regex check; the errors a caller made, as query-language.md §5 reports them.
 import type { Principal } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { compileQuery, type CompiledQuery } from './compile.ts';
@@ -56,7 +56,7 @@ export interface PreparedQuery {
 }
 
 /** Substitutes variables and compiles, turning syntax and compile errors into QueryInputError. */
-export function compileText(
+function compileText(
   ctx: Context,
   req: QueryRequest,
   scope: ReadScope,

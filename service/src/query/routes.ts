@@ -6,19 +6,19 @@ import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { fieldCatalog, fieldStats } from './field-stats.ts';
 import { commandReference } from './reference.ts';
-import {
-  asInputError,
-  compileText,
-  prepareQuery,
-  QueryInputError,
-  timeRange,
-  type PreparedQuery,
-  type QueryRequest,
-} from './query-service.ts';
+import { asInputError, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
 import { resolveReadScope } from './read-scope.ts';
 import { PAGE_SIZE } from './compile.ts';
-import { CURSOR, QueryExecutionError, QueryTimeoutError, runHistogram, streamQueryRows, type Row } from './run.ts';
-import { checkRegexes } from './run.ts';
+import {
+  CURSOR,
+  QueryExecutionError,
+  QueryTimeoutError,
+  runHistogram,
+  runQueryRows,
+  streamQueryRows,
+  type Histogram,
+  type Row,
+} from './run.ts';
 
 const QueryBody = Type.Object({
   query: Type.String({ maxLength: 1_000_000 }),
@@ -37,15 +37,20 @@ const TRUNCATE_ROWS = 1000;
 const TRUNCATED_WARNING =
   'Warning: Result set was very large and has been truncated to 1000 rows. Consider adding more specific filters or using head() to limit results.';
 
+/** The error fields of a query the caller got wrong (§5 Errors): of a failure, and of /query/validate. */
+function inputErrorFields(e: QueryInputError): Record<string, unknown> {
+  const fields: Record<string, unknown> = { error: e.message };
+  if (e.errorType !== 'request') fields.error_type = e.errorType;
+  if (e.errorPos) fields.error_pos = e.errorPos;
+  return fields;
+}
+
 /** The error fields of a failed query, and its status (§5 Errors). */
 function failure(err: unknown, ctx: Context, endpoint: string): { status: number; body: Record<string, unknown> } {
   const e = asInputError(err);
   if (e instanceof QueryInputError) {
     ctx.metrics.queries.inc({ endpoint, outcome: e.errorType === 'request' ? 'request' : e.errorType });
-    const body: Record<string, unknown> = { success: false, error: e.message };
-    if (e.errorType !== 'request') body.error_type = e.errorType;
-    if (e.errorPos) body.error_pos = e.errorPos;
-    return { status: 400, body };
+    return { status: 400, body: { success: false, ...inputErrorFields(e) } };
   }
   if (e instanceof QueryTimeoutError) {
     ctx.metrics.queries.inc({ endpoint, outcome: 'timeout' });
@@ -64,6 +69,20 @@ function pageOf(p: PreparedQuery, rows: Row[]): { rows: Row[]; hasMore: boolean;
   if (!p.compiled.paged || rows.length <= PAGE_SIZE) return { rows, hasMore: false, nextCursor: '' };
   const kept = rows.slice(0, PAGE_SIZE);
   return { rows: kept, hasMore: true, nextCursor: String((kept[kept.length - 1] as Record<symbol, unknown>)[CURSOR]) };
+}
+
+/** §5: an event search that is not a chart and not a later page comes with a histogram. */
+const wantsHistogram = (p: PreparedQuery, req: QueryRequest): boolean => p.compiled.eventRows && p.compiled.chartType === '' && !req.cursor;
+
+const histogramFields = (h: Histogram) => ({ histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+
+/** How long the rows wait for a histogram that is not ready yet. */
+const histogramGrace = () => new Promise<undefined>((r) => setTimeout(r, HISTOGRAM_GRACE_MS));
+
+function recordSuccess(ctx: Context, endpoint: 'query' | 'stream', started: number, rows: number): void {
+  ctx.metrics.queries.inc({ endpoint, outcome: 'ok' });
+  ctx.metrics.queryDuration.observe({ endpoint }, (performance.now() - started) / 1000);
+  ctx.metrics.queryRows.inc({ endpoint }, rows);
 }
 
 /** The summary fields shared by /query and the stream's frames. */
@@ -85,13 +104,13 @@ export async function queryRoutes(app: App, ctx: Context) {
     });
     try {
       const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
-      const wantHistogram = p.compiled.eventRows && p.compiled.chartType === '' && !req.body.cursor;
       const histogramControl = new AbortController();
       controller.signal.addEventListener('abort', () => histogramControl.abort());
-      const histogram = wantHistogram ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal }) : undefined;
+      const histogram = wantsHistogram(p, req.body)
+        ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal })
+        : undefined;
       histogram?.catch(() => undefined);
-      const rows: Row[] = [];
-      for await (const chunk of streamQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal })) rows.push(...chunk);
+      const rows = await runQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal });
       const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
         success: true,
@@ -125,14 +144,12 @@ export async function queryRoutes(app: App, ctx: Context) {
         // that stopped at the row cap must not wait for (nor share the CPU with) a scan of the
         // whole range: past the grace the histogram is dropped and its query stopped. The
         // stream endpoint, which the UI uses, sends it whenever it is ready.
-        const h = await Promise.race([histogram.catch(() => undefined), new Promise<undefined>((r) => setTimeout(r, HISTOGRAM_GRACE_MS))]);
-        if (h) Object.assign(body, { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+        const h = await Promise.race([histogram.catch(() => undefined), histogramGrace()]);
+        if (h) Object.assign(body, histogramFields(h));
         else histogramControl.abort();
       }
       body.execution_ms = Math.round(performance.now() - started);
-      ctx.metrics.queries.inc({ endpoint: 'query', outcome: 'ok' });
-      ctx.metrics.queryDuration.observe({ endpoint: 'query' }, (performance.now() - started) / 1000);
-      ctx.metrics.queryRows.inc({ endpoint: 'query' }, Number(body.count));
+      recordSuccess(ctx, 'query', started, Number(body.count));
       return body;
     } catch (err) {
       controller.abort(); // stops the histogram's query too
@@ -166,13 +183,12 @@ export async function queryRoutes(app: App, ctx: Context) {
     };
     const c = p.compiled;
     send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig });
-    const wantHistogram = c.eventRows && c.chartType === '' && !req.body.cursor;
-    let histogramPending = wantHistogram;
-    const histogram = wantHistogram
+    let histogramPending = wantsHistogram(p, req.body);
+    const histogram = histogramPending
       ? runHistogram(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
           (h) => {
             histogramPending = false;
-            send('histogram', { histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
+            send('histogram', histogramFields(h));
           },
           () => {
             histogramPending = false;
@@ -205,7 +221,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         return;
       }
       // Give a histogram that is nearly ready a moment, then report whether it is still coming.
-      await Promise.race([histogram, new Promise((r) => setTimeout(r, 250))]);
+      await Promise.race([histogram, histogramGrace()]);
       const hit = limitHit(p, count);
       send('done', {
         count,
@@ -215,9 +231,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         limit_hit: hit,
         histogram_pending: histogramPending,
       });
-      ctx.metrics.queries.inc({ endpoint: 'stream', outcome: 'ok' });
-      ctx.metrics.queryDuration.observe({ endpoint: 'stream' }, (performance.now() - started) / 1000);
-      ctx.metrics.queryRows.inc({ endpoint: 'stream' }, count);
+      recordSuccess(ctx, 'stream', started, count);
       if (histogramPending) await histogram;
     } catch (err) {
       const f = failure(err, ctx, 'stream');
@@ -227,27 +241,18 @@ export async function queryRoutes(app: App, ctx: Context) {
     }
   });
 
-  app.post('/api/v1/query/validate', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
+  app.post('/api/v1/query/validate', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req) => {
+    const body = req.body as QueryRequest;
     try {
-      const body = req.body as QueryRequest;
-      const scope = resolveReadScope(ctx, req.principal, body);
-      if ((body.query ?? '').trim() === '') return { success: true, valid: true };
-      const { compiled } = compileText(ctx, body, scope, timeRange(body));
-      await checkRegexes(ctx.ch, compiled.regexes).catch((err) => {
-        throw asInputError(err);
-      });
+      // An empty query is valid once its scope is.
+      if ((body.query ?? '').trim() === '') resolveReadScope(ctx, req.principal, body);
+      else await prepareQuery(ctx, req.principal, body);
       return { success: true, valid: true };
     } catch (err) {
       const e = asInputError(err);
-      if (e instanceof QueryInputError) {
-        const out: Record<string, unknown> = { success: true, valid: false, error: e.message };
-        if (e.errorType !== 'request') out.error_type = e.errorType;
-        if (e.errorPos) out.error_pos = e.errorPos;
-        return out;
-      }
+      if (e instanceof QueryInputError) return { success: true, valid: false, ...inputErrorFields(e) };
       throw e;
     }
-    void reply;
   });
 
   app.post(
