@@ -110,11 +110,15 @@ function valueEnd(s: string, i: number): number {
   return -1;
 }
 
-function stringEnd(s: string, i: number): number {
-  for (let j = i + 1; j < s.length; j++) {
-    const d = s.charCodeAt(j);
-    if (d === 0x5c /* \ */) j++;
-    else if (d === 0x22) return j + 1;
+/** Index just past the string whose opening quote is at i, or -1 when it is not closed. */
+export function stringEnd(s: string, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const q = s.indexOf('"', from);
+    if (q < 0) return -1;
+    let b = q - 1;
+    while (s.charCodeAt(b) === 0x5c /* \ */) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1; // not escaped
+    from = q + 1;
   }
-  return -1;
 }

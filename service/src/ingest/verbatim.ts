@@ -4,6 +4,8 @@
 // JSON.stringify per record is skipped. This file decides when that is exactly the same for the
 // engine; anything it is not sure about takes the ordinary path.
 
+import { stringEnd } from './json-text.ts';
+
 /**
  * The member count of `text` when it is a "plain" JSON object, else -1. Plain means:
  * - one object whose values are all strings, numbers, true, false or null (nothing to flatten),
@@ -26,6 +28,8 @@ export function plainObjectMembers(s: string): number {
   if (c === 0x7d /* } */) return i === n - 1 ? 0 : -1;
   for (;;) {
     if (c !== 0x22 /* " */) return -1;
+    // A raw control character inside a string (a newline, say) is not looked for: it is invalid
+    // JSON, so the caller's parse refuses the record.
     i = stringEnd(s, i);
     if (i < 0) return -1;
     members++;
@@ -46,22 +50,6 @@ export function plainObjectMembers(s: string): number {
     if (c !== 0x2c /* , */) return -1;
     c = s.charCodeAt(++i);
     while (c === 0x20) c = s.charCodeAt(++i);
-  }
-}
-
-/**
- * Index just past the string whose opening quote is at i, or -1. A raw control character inside
- * (a newline, say) is not looked for: it is invalid JSON, so the caller's parse refuses the record.
- */
-function stringEnd(s: string, i: number): number {
-  let from = i + 1;
-  for (;;) {
-    const q = s.indexOf('"', from);
-    if (q < 0) return -1;
-    let b = q - 1;
-    while (s.charCodeAt(b) === 0x5c /* \ */) b--;
-    if ((q - 1 - b) % 2 === 0) return q + 1; // not escaped
-    from = q + 1;
   }
 }
 
