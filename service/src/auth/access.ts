@@ -7,7 +7,7 @@ import type { ApiKeysStore } from './api-keys-store.ts';
 import { parsePermissions } from './api-keys-store.ts';
 import type { KeyPermission, Principal, Role, ScopeTarget, ScopeType } from './principal.ts';
 import { roleRank } from './principal.ts';
-import type { RoleResolver } from './roles.ts';
+import type { ResolvedScope, RoleResolver } from './roles.ts';
 import { SESSION_COOKIE, type SessionStore } from './sessions.ts';
 
 export type Access =
@@ -20,7 +20,7 @@ export type Access =
   /** The global admin flag. */
   | { globalAdmin: true }
   /** A role on the fractal or prism named by a path parameter. */
-  | { scope: ScopeType; param: string; role: Role; keyPermission?: KeyPermission; usersOnly?: boolean };
+  | (ScopeRule & { param: string });
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -112,20 +112,43 @@ export function registerAccessControl(
     const id = (req.params as Record<string, string>)[access.param] ?? '';
     // This hook runs before schema validation, so a malformed id is refused here as bad input.
     if (!UUID_PATTERN.test(id)) throw badRequest(`The path parameter "${access.param}" must be a valid UUID.`);
-    const label = access.scope === 'fractal' ? 'Fractal' : 'Prism';
-    const name = deps.roles.scopeName(access.scope, id);
-    const role = name === undefined ? null : deps.roles.roleOf(p, access.scope, id);
-    // Without any role the scope is not revealed to exist.
-    if (name === undefined || role === null) throw notFound(`${label} ${id} not found.`);
-    if (p.kind === 'api_key') {
-      if (access.usersOnly || access.role === 'admin') {
-        throw forbidden(`API keys cannot do this; sign in as an admin of ${access.scope} "${name}".`);
-      }
-      const need = access.keyPermission ?? 'query';
-      if (!p.permissions[need]) throw forbidden(`This API key lacks the "${need}" permission.`);
-    } else if (roleRank(role) < roleRank(access.role)) {
-      throw forbidden(`This needs the ${access.role} role on ${access.scope} "${name}"; you have ${role}.`);
-    }
-    req.target = { type: access.scope, id, name, role };
+    req.target = enforceScopeRule(p, access, deps.roles.resolve(p, access.scope, id));
   });
+}
+
+/** What a route (or a domain checking a scope it reads from a body or query) requires on one fractal or prism. */
+export interface ScopeRule {
+  scope: ScopeType;
+  role: Role;
+  /** What an API key needs instead of the role; `query` when absent. */
+  keyPermission?: KeyPermission;
+  usersOnly?: boolean;
+}
+
+/**
+ * The rule applied to the caller's role on one scope (`RoleResolver.resolve`, or a domain's own
+ * role such as comments counting prism roles): no role or no such scope is 404, so the scope is
+ * not revealed to exist; an API key needs the rule's permission and never passes a users-only or
+ * admin rule; a user needs at least the role. `wording` lets a domain name its own 404 and what
+ * needs the role ("Writing comments needs").
+ */
+export function enforceScopeRule(
+  p: Principal,
+  rule: ScopeRule,
+  scope: ResolvedScope,
+  wording: { notFound?: string; needs?: string } = {},
+): ScopeTarget {
+  const { id, name, role } = scope;
+  const label = rule.scope === 'fractal' ? 'Fractal' : 'Prism';
+  if (name === undefined || role === null) throw notFound(wording.notFound ?? `${label} ${id} not found.`);
+  if (p.kind === 'api_key') {
+    if (rule.usersOnly || rule.role === 'admin') {
+      throw forbidden(`API keys cannot do this; sign in as an admin of ${rule.scope} "${name}".`);
+    }
+    const need = rule.keyPermission ?? 'query';
+    if (!p.permissions[need]) throw forbidden(`This API key lacks the "${need}" permission.`);
+  } else if (roleRank(role) < roleRank(rule.role)) {
+    throw forbidden(`${wording.needs ?? 'This needs'} the ${rule.role} role on ${rule.scope} "${name}"; you have ${role}.`);
+  }
+  return { type: rule.scope, id, name, role };
 }

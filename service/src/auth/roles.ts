@@ -4,6 +4,15 @@
 import type { Db } from '../storage/sqlite.ts';
 import { ROLES, type Principal, type Role, type ScopeType } from './principal.ts';
 
+/** A fractal or prism by id as one principal sees it. */
+export interface ResolvedScope {
+  id: string;
+  /** Undefined when no such scope exists. */
+  name: string | undefined;
+  /** Null when the principal holds no role on it (or it does not exist). */
+  role: Role | null;
+}
+
 export class RoleResolver {
   constructor(private readonly db: Db) {}
 
@@ -24,6 +33,12 @@ export class RoleResolver {
     let best: Role | null = null;
     for (const r of rows) if (!best || ROLES.indexOf(r.role) > ROLES.indexOf(best)) best = r.role;
     return best;
+  }
+
+  /** The scope's name (undefined: it does not exist) and the principal's role on it. */
+  resolve(p: Principal, type: ScopeType, id: string): ResolvedScope {
+    const name = this.scopeName(type, id);
+    return { id, name, role: name === undefined ? null : this.roleOf(p, type, id) };
   }
 
   roleOf(p: Principal, type: ScopeType, scopeId: string): Role | null {

@@ -13,6 +13,7 @@
 //   the `comment` permission. Changing or deleting an existing comment also needs to be its
 //   author or an admin of the fractal itself (prism roles never make anyone a fractal's admin).
 // - A fractal or comment the caller cannot read is "not found", never revealed.
+import { enforceScopeRule, type ScopeRule } from '../auth/access.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import { roleRank } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
@@ -81,6 +82,8 @@ export function normalizeContent(raw: string): string {
 // ---- access ---------------------------------------------------------------------------------
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Writing on a fractal (create, edit, tag, delete): the analyst role, or an API key with `comment`. */
+const WRITE: ScopeRule = { scope: 'fractal', role: 'analyst', keyPermission: 'comment' };
 
 /** A fractal as the caller sees it for comments. */
 interface FractalRights {
@@ -137,13 +140,7 @@ export function accessFor(ctx: Context, p: Principal): CommentAccess {
     canWrite,
     canChange: (c) => canWrite(c.fractal_id) && (isAuthor(c) || isFractalAdmin(c.fractal_id)),
     requireWrite(f, message) {
-      const r = rights(f).role;
-      if (r === null) throw notFound(message);
-      if (p.kind === 'api_key') {
-        if (!p.permissions.comment) throw forbidden('This API key lacks the "comment" permission.');
-      } else if (roleRank(r) < roleRank('analyst')) {
-        throw forbidden(`Writing comments needs the analyst role on fractal "${rights(f).name}"; you have ${r}.`);
-      }
+      enforceScopeRule(p, WRITE, { id: f, ...rights(f) }, { notFound: message, needs: 'Writing comments needs' });
     },
     requireChange(c) {
       a.requireWrite(c.fractal_id, `Comment ${c.id} not found.`);
@@ -294,10 +291,7 @@ export function resolveWriteScope(ctx: Context, p: Principal, requested: { fract
     access.requireWrite(target.id, `Fractal ${target.id} not found.`);
     return [target.id];
   }
-  if (ctx.roles.scopeName('prism', target.id) === undefined || ctx.roles.roleOf(p, 'prism', target.id) === null) {
-    throw notFound(`Prism ${target.id} not found.`);
-  }
-  if (p.kind === 'api_key' && !p.permissions.comment) throw forbidden('This API key lacks the "comment" permission.');
+  enforceScopeRule(p, { scope: 'prism', role: 'viewer', keyPermission: 'comment' }, ctx.roles.resolve(p, 'prism', target.id));
   return ctx.prisms.memberIds(target.id);
 }
 
