@@ -14,9 +14,9 @@
 // plus `_<position among the block's aggregates>`. Errors carry the `case branch: ` prefix and
 // a span in whole-query coordinates (§6).
 import { asNumberOrNull, asText, type Column } from '../plan/columns.ts';
-import { conditionSql, type ConditionScope } from '../plan/conditions.ts';
+import { conditionSql } from '../plan/conditions.ts';
 import { QueryCompileError } from '../plan/errors.ts';
-import type { Pipeline, Stage } from '../plan/pipeline.ts';
+import { conjunction, type Pipeline, type Stage } from '../plan/pipeline.ts';
 import type { Branch, Call, Condition, Expr, Span, Stage as AstStage } from '../syntax/ast.ts';
 import { aggregateSpecOf } from './aggregate-command.ts';
 import { aggregateColumns, isSubFunction, multiSpecs, type AggregateSpec } from './aggregate-functions.ts';
@@ -116,18 +116,6 @@ function planBranch(branch: Branch): BranchPlan {
   return plan;
 }
 
-/** Conditions over the case's rows; condition functions read the same stage. */
-function conditionScope(p: Pipeline, stage: Stage): ConditionScope {
-  return {
-    ...p.scopeFor(stage, stage.isEvents),
-    callCondition: (c) => {
-      const def = findCommand(c.call.name);
-      if (!def?.condition) throw new QueryCompileError(`${c.call.name.toLowerCase()}() cannot be used as a condition`, c.call.nameSpan);
-      return def.condition(c.call, p, (n) => p.resolveIn(stage, n));
-    },
-  };
-}
-
 /** Whether a value can take a type: anything becomes a number (or null) or text; empty becomes an empty list. */
 function convertible(c: Pick<Column, 'sql' | 'type'>, type: Column['type']): boolean {
   return c.type === type || type === 'number' || type === 'text' || (type === 'list' && c.sql === "''");
@@ -170,13 +158,14 @@ export default defineCommand({
     }
     const plans = branches.map(planBranch);
     const stage = p.rowStage();
-    const scope = conditionScope(p, stage);
+    // Condition functions read the same stage.
+    const scope = p.scopeFor(stage, stage.isEvents);
 
     // Conditions read the rows as they were before the case; the `*` branches come last.
     const conditions = plans.map((plan) =>
       plan.conditions.length === 0
         ? '1'
-        : plan.conditions.map((c) => `(${inBranch(c.span, () => conditionSql(c, scope))})`).join(' AND '),
+        : conjunction(plan.conditions.map((c) => inBranch(c.span, () => conditionSql(c, scope)))),
     );
     let priority = [...plans.keys()].sort((x, y) => Number(plans[x].branch.star) - Number(plans[y].branch.star) || x - y);
     const always = priority.findIndex((i) => conditions[i] === '1');
