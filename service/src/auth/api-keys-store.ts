@@ -93,9 +93,6 @@ export class ApiKeysStore {
   delete(id: string): void {
     this.db.prepare('DELETE FROM api_keys WHERE id = ?').run(id);
   }
-  deleteForScope(scope: ScopeType, scopeId: string): void {
-    this.db.prepare('DELETE FROM api_keys WHERE scope_type = ? AND scope_id = ?').run(scope, scopeId);
-  }
 
   /** The usable key for a presented value: enabled and not expired. */
   authenticate(value: string): ApiKeyRow | undefined {

@@ -2,7 +2,3 @@
 export function ok<T>(data: T, message?: string): { success: true; data: T; message?: string } {
   return message === undefined ? { success: true, data } : { success: true, data, message };
 }
-
-export function nowIso(): string {
-  return new Date().toISOString();
-}

@@ -21,12 +21,11 @@ const PermissionsSchema = Type.Object({
 export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType) {
   const base = `/api/v1/${scope}s/:id`;
   const admin = { access: { scope, param: 'id', role: 'admin' as const } };
-  const label = scope === 'fractal' ? 'fractal' : 'prism';
 
   // ---- permissions -------------------------------------------------------------------------
   const PermParams = Type.Object({ id: Uuid, permId: Uuid });
   const permission = (scopeId: string, id: string) =>
-    ctx.permissions.get(scope, scopeId, id) ?? (() => { throw notFound(`Permission ${id} not found on this ${label}.`); })();
+    ctx.permissions.get(scope, scopeId, id) ?? (() => { throw notFound(`Permission ${id} not found on this ${scope}.`); })();
 
   app.get(`${base}/permissions`, { config: admin, schema: { params: Type.Object({ id: Uuid }) } }, async (req) =>
     ok(ctx.permissions.list(scope, req.params.id)),
@@ -56,7 +55,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
       const existing = ctx.permissions
         .list(scope, req.params.id)
         .find((p) => (to.userId && p.user_id === to.userId) || (to.groupId && p.group_id === to.groupId));
-      if (existing) throw conflict(`That ${username ? 'user' : 'group'} already has a role on this ${label}; change it with PUT.`);
+      if (existing) throw conflict(`That ${username ? 'user' : 'group'} already has a role on this ${scope}; change it with PUT.`);
       return reply.code(201).send(ok(ctx.permissions.grant(scope, req.params.id, to, role)));
     },
   );
@@ -79,7 +78,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
   // ---- API keys ----------------------------------------------------------------------------
   const KeyParams = Type.Object({ id: Uuid, keyId: Uuid });
   const key = (scopeId: string, id: string) =>
-    ctx.apiKeys.get(scope, scopeId, id) ?? (() => { throw notFound(`API key ${id} not found on this ${label}.`); })();
+    ctx.apiKeys.get(scope, scopeId, id) ?? (() => { throw notFound(`API key ${id} not found on this ${scope}.`); })();
   const nameTaken = (scopeId: string, name: string, except?: string) =>
     ctx.apiKeys.list(scope, scopeId).some((k) => k.name.toLowerCase() === name.toLowerCase() && k.id !== except);
   const futureOrNull = (t: string | null | undefined) => {
@@ -107,7 +106,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
     },
     async (req, reply) => {
       const b = req.body;
-      if (nameTaken(req.params.id, b.name.trim())) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${label}.`);
+      if (nameTaken(req.params.id, b.name.trim())) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${scope}.`);
       const p = req.principal!;
       const { row, key: value } = ctx.apiKeys.create({
         scope,
@@ -144,7 +143,7 @@ export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType
     async (req) => {
       const row = key(req.params.id, req.params.keyId);
       const b = req.body;
-      if (b.name && nameTaken(req.params.id, b.name.trim(), row.id)) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${label}.`);
+      if (b.name && nameTaken(req.params.id, b.name.trim(), row.id)) throw conflict(`An API key named "${b.name.trim()}" already exists on this ${scope}.`);
       return ok(
         publicApiKey(
           ctx.apiKeys.update(row, {
