@@ -1,15 +1,12 @@
 // Splits a JSON body into its top-level values without parsing them: a JSON array yields its
 // elements, anything else the sequence of values separated by whitespace (one object, NDJSON,
 // pretty-printed objects one after another). Each slice is then parsed on its own, so one bad
-// record never costs the others, and each record's original text is kept for `raw`.
+// record never costs the others, and each record's original text is kept for `raw`. A slice that
+// cannot be delimited (unbalanced brackets, unterminated string) is its line, or the whole array:
+// the record's parse refuses it.
+import type { IncomingRecord } from './types.ts';
 
-export interface Slice {
-  text: string;
-  /** Set when the slice could not be delimited (unbalanced brackets, unterminated string). */
-  error?: string;
-}
-
-export function splitJsonValues(body: string): Slice[] {
+export function splitJsonValues(body: string): IncomingRecord[] {
   let i = skipWs(body, 0);
   if (body.charCodeAt(i) === 0x5b /* [ */) {
     const end = valueEnd(body, i);
@@ -18,12 +15,12 @@ export function splitJsonValues(body: string): Slice[] {
   // NDJSON (the common case): the first line is a whole value by itself, so every line is one
   // record and no character scanning is needed; a broken line cannot swallow the next.
   const firstEnd = body.indexOf('\n', i);
-  if (firstEnd > 0 && valueEnd(body, i) === trimEnd(body, firstEnd)) return lines(body, i);
-  const out: Slice[] = [];
+  if (firstEnd > 0 && valueEnd(body, i) === trimEnd(body, firstEnd)) return splitLines(body, i);
+  const out: IncomingRecord[] = [];
   while (i < body.length) {
     const end = valueEnd(body, i);
     if (end < 0) {
-      out.push({ text: body.slice(i, lineEnd(body, i)).trim(), error: 'malformed JSON' });
+      out.push({ text: body.slice(i, lineEnd(body, i)).trim() });
       i = lineEnd(body, i);
     } else {
       out.push({ text: body.slice(i, end) });
@@ -39,8 +36,9 @@ function trimEnd(s: string, end: number): number {
   return end;
 }
 
-function lines(body: string, from: number): Slice[] {
-  const out: Slice[] = [];
+/** The non-blank lines of body from `from` on, each trimmed. */
+export function splitLines(body: string, from = 0): IncomingRecord[] {
+  const out: IncomingRecord[] = [];
   let i = from;
   while (i < body.length) {
     let n = body.indexOf('\n', i);
@@ -52,16 +50,16 @@ function lines(body: string, from: number): Slice[] {
   return out;
 }
 
-function arrayElements(body: string, from: number, to: number): Slice[] {
-  const out: Slice[] = [];
+function arrayElements(body: string, from: number, to: number): IncomingRecord[] {
+  const out: IncomingRecord[] = [];
   let i = skipWs(body, from);
   while (i < to) {
     const end = valueEnd(body, i);
-    if (end < 0 || end > to) return [{ text: body.slice(from - 1, to + 1), error: 'malformed JSON array' }];
+    if (end < 0 || end > to) return [{ text: body.slice(from - 1, to + 1) }];
     out.push({ text: body.slice(i, end) });
     i = skipWs(body, end);
     if (i < to) {
-      if (body.charCodeAt(i) !== 0x2c /* , */) return [{ text: body.slice(from - 1, to + 1), error: 'malformed JSON array' }];
+      if (body.charCodeAt(i) !== 0x2c /* , */) return [{ text: body.slice(from - 1, to + 1) }];
       i = skipWs(body, i + 1);
     }
   }

@@ -4,7 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Context } from '../context.ts';
 import { HttpError, badRequest } from '../http/errors.ts';
 import type { App } from '../http/app.ts';
-import { splitJsonValues } from './json-text.ts';
+import { splitJsonValues, splitLines } from './json-text.ts';
 import type { Ingest } from './pipeline.ts';
 import type { IngestDeps } from './plugin.ts';
 import type { IncomingRecord } from './types.ts';
@@ -12,7 +12,7 @@ import type { IncomingRecord } from './types.ts';
 /** Content types a shipper plausibly sends text records with; the content itself is sniffed. */
 const TEXT_TYPES = /^(application\/(json|x-ndjson|ndjson|jsonl|x-json-stream|x-www-form-urlencoded|octet-stream)|text\/[a-z-]+)\b/i;
 
-export function bodyText(req: { headers: Record<string, unknown>; body: unknown }): string {
+function bodyText(req: { headers: Record<string, unknown>; body: unknown }): string {
   const type = String(req.headers['content-type'] ?? '');
   if (type && !TEXT_TYPES.test(type)) {
     throw badRequest(`Content type "${type.split(';')[0]}" is not accepted; send application/json or application/x-ndjson.`);
@@ -23,16 +23,9 @@ export function bodyText(req: { headers: Record<string, unknown>; body: unknown 
   return buf.toString('utf8');
 }
 
-export function splitRecords(text: string, parserType: string): IncomingRecord[] {
-  if (parserType === 'json') {
-    return splitJsonValues(text).map((s) => ({ text: s.text }));
-  }
-  const out: IncomingRecord[] = [];
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (t) out.push({ text: t });
-  }
-  return out;
+/** One record per JSON value, or per non-blank line for the kv and syslog parsers. */
+function splitRecords(text: string, parserType: string): IncomingRecord[] {
+  return parserType === 'json' ? splitJsonValues(text) : splitLines(text);
 }
 
 export async function ingestRoutes(app: App, { pipeline }: IngestDeps) {
