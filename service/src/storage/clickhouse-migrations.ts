@@ -1,7 +1,7 @@
 // Versioned ClickHouse schema. Applied in order at start; each applied version is recorded in
 // <db>.schema_migrations so a restart (or another appliance on the same server) skips it.
 // Minimum remote server version: 25.3 (the `JSON` column type became generally available there).
-import type { Analytics } from './clickhouse.ts';
+import { chTime, type Analytics } from './clickhouse.ts';
 
 interface Migration {
   version: number;
@@ -67,7 +67,7 @@ export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
     for (const sql of m.statements(ch.table)) await client.command({ query: sql });
     await client.insert({
       table: ch.table('schema_migrations'),
-      values: [{ version: m.version, name: m.name, applied_at: new Date().toISOString().replace('T', ' ').replace('Z', '') }],
+      values: [{ version: m.version, name: m.name, applied_at: chTime(new Date()) }],
       format: 'JSONEachRow',
     });
     applied.push(m.version);

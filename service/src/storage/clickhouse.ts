@@ -30,6 +30,9 @@ export interface Analytics {
   close(): Promise<void>;
 }
 
+/** A time as the text DateTime64 parameters and JSONEachRow read ("YYYY-MM-DD hh:mm:ss.mmm", UTC). */
+export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+
 export async function openAnalytics(config: Config): Promise<Analytics> {
   const database = config.clickhouseDatabase;
   const t = config.clickhouse ? remoteTransport(config.clickhouse) : await embeddedTransport(path.join(config.dataDir, 'clickhouse'));
