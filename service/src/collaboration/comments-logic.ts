@@ -20,7 +20,6 @@ import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { currentSelection } from '../auth/selection.ts';
 import type { Comment, CommentFilter } from './comments-store.ts';
-import { findLogTimestamp } from './log-lookup.ts';
 
 export const MAX_CONTENT = 10_000;
 export const MAX_TAG_LENGTH = 64;
@@ -233,7 +232,7 @@ export async function createComment(ctx: Context, p: Principal, input: CreateCom
   const tags = normalizeTags(input.tags ?? []);
   const near = parseTimeHint(input.timestamp);
   const logId = input.log_id.toLowerCase();
-  const logTimestamp = await findLogTimestamp(ctx.ch, fractalId, logId, { near, timeoutS: ctx.settings.get().query_timeout_s });
+  const logTimestamp = await ctx.logs.logTimestamp(fractalId, logId, { near, timeoutS: ctx.settings.get().query_timeout_s });
   if (!logTimestamp) throw notFound(`Log ${logId} not found in this fractal.`);
   const c = ctx.comments.create({
     fractalId,

@@ -1,6 +1,6 @@
 // The ClickHouse side of a fractal: its stored logs. Ingest writes here, queries read here,
-// tenancy asks for stats and removes a deleted fractal's logs.
-import type { Analytics } from '../storage/clickhouse.ts';
+// tenancy asks for stats and removes a deleted fractal's logs, comments look up a log's time.
+import { chTime, type Analytics } from '../storage/clickhouse.ts';
 import type { FractalStats } from '../tenancy/fractals-store.ts';
 
 const toIso = (chTime: string | null): string | null =>
@@ -47,6 +47,36 @@ export class LogStore {
    */
   async insert(table: IngestTable, chunks: Buffer[]): Promise<void> {
     await this.ch.insertFormatted(this.ch.table(table), 'JSONEachRow', chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  }
+
+  /**
+   * The event time of log `logId` in fractal `fractalId` (RFC 3339 with milliseconds), or null
+   * when the fractal holds no such log. A comment stores it, so comment lists never touch
+   * ClickHouse. `near` (the time the client saw on the row) narrows the search to that
+   * millisecond, which reads one primary-key range; without it, or when it is off, the fractal's
+   * log ids are scanned.
+   */
+  async logTimestamp(fractalId: string, logId: string, opts: { near?: Date; timeoutS: number }): Promise<string | null> {
+    const attempt = async (window: { from: Date; to: Date } | null): Promise<string | null> => {
+      const rs = await this.ch.client.query({
+        query: `SELECT toString(timestamp) AS t FROM ${this.logs}
+                WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
+                ${window ? "AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}" : ''}
+                LIMIT 1
+                SETTINGS max_execution_time = ${Math.max(1, Math.floor(opts.timeoutS))}`,
+        query_params: window ? { fid: fractalId, id: logId, from: chTime(window.from), to: chTime(window.to) } : { fid: fractalId, id: logId },
+        format: 'JSONEachRow',
+      });
+      const [row] = (await rs.json()) as Array<{ t: string }>;
+      // DateTime64(9) text → RFC 3339 with milliseconds.
+      return row ? new Date(`${row.t.slice(0, 23).replace(' ', 'T')}Z`).toISOString() : null;
+    };
+    if (opts.near) {
+      const from = new Date(Math.floor(opts.near.getTime()));
+      const found = await attempt({ from, to: new Date(from.getTime() + 1) });
+      if (found) return found;
+    }
+    return attempt(null);
   }
 
   /** Which of these log ids the fractal already holds (spool replay after a crash). */
