@@ -1,6 +1,4 @@
-import { QueryCompileError } from '../plan/errors.ts';
-import { Args } from './args.ts';
-import { chartLimit, lastAggregation, setChart } from './chart.ts';
+import { applyGroupChart } from './chart.ts';
 import { defineCommand } from './command.ts';
 
 export default defineCommand({
@@ -12,10 +10,5 @@ export default defineCommand({
     'Shows grouped rows as a bar chart: the label is the first column, the value _count (else the first column whose name contains "count", else the second column). Needs groupBy(); the chart, not the query, keeps the `limit` largest bars.',
   outputs: 'the rows unchanged; chart_type "barchart", chart_config {limit}',
   example: 'status_code>=400 | groupBy(status_code) | barchart()',
-  apply(call, p) {
-    if (lastAggregation(p)?.agg?.kind !== 'group') {
-      throw new QueryCompileError('barchart() requires groupby() - cannot create bar chart without grouped data', call.span);
-    }
-    setChart(p, 'barchart', { limit: chartLimit(new Args(call), 10, Number.MAX_SAFE_INTEGER, 0) });
-  },
+  apply: (call, p) => applyGroupChart(call, p, 'barchart', 'bar chart'),
 });
