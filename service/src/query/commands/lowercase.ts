@@ -1,6 +1,5 @@
-import { asText } from '../plan/columns.ts';
-import { Args } from './args.ts';
 import { defineCommand } from './command.ts';
+import { applyLetterCase } from './letter-case.ts';
 
 export default defineCommand({
   name: 'lowercase',
@@ -11,12 +10,5 @@ export default defineCommand({
     'Lower-cases a field with Unicode case mapping. Without an output column the field itself is overwritten for the rest of the pipeline.',
   outputs: 'output (default: the field)',
   example: '* | lowercase(user) | user=admin',
-  apply(call, p) {
-    const args = new Args(call);
-    args.allowOnly(['field', 'output']);
-    const field = args.field(['field'], 0, 'lowercase() requires a field, e.g. lowercase(user)');
-    const output = args.text(['output'], args.has('field') ? 0 : 1) || field;
-    const stage = p.rowStage();
-    p.addComputed(output, `lowerUTF8(${asText(p.resolveIn(stage, field))})`, 'text', { stage });
-  },
+  apply: (call, p) => applyLetterCase(call, p, 'lowercase', 'user'),
 });
