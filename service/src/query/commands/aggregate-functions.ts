@@ -52,6 +52,10 @@ const SUB_FUNCTIONS = new Set([
 
 export const isSubFunction = (fn: string): boolean => SUB_FUNCTIONS.has(fn.toLowerCase());
 
+/** The median absolute deviation: the median of |v − median| over the values (an array; NULLs left out). */
+export const madSql = (median: string, values: string): string =>
+  `arrayReduce('quantileExactInclusive(0.5)', arrayMap(v -> abs(v - ${median}), arrayFilter(v -> isNotNull(v), ${values})))`;
+
 /**
  * Columns for one aggregate over `stage`'s input rows. `naming` decides output names:
  * `command` (standalone or after groupBy), `chained` (over aggregated rows), `sub` (multi/function=).
@@ -135,9 +139,8 @@ export function aggregateColumns(p: Pipeline, stage: Stage, spec: AggregateSpec,
     case 'mad': {
       const field = need();
       const x = num(field);
-      const values = `arrayFilter(v -> isNotNull(v), ${agg('groupArray', [x])})`;
       const med = quantile(0.5, x);
-      const mad = `arrayReduce('quantileExactInclusive(0.5)', arrayMap(v -> abs(v - ${med}), ${values}))`;
+      const mad = madSql(med, agg('groupArray', [x]));
       if (sub) return [{ name: named(`mad_${field}`), sql: mad, type: 'number' }];
       return [
         { name: '_median', sql: med, type: 'number' },

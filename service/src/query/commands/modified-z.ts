@@ -8,6 +8,7 @@ import { absentColumn, asNumberOrNull, type Column } from '../plan/columns.ts';
 import { isNumeric } from '../plan/conditions.ts';
 import { QueryCompileError } from '../plan/errors.ts';
 import type { Pipeline, Stage } from '../plan/pipeline.ts';
+import { madSql } from './aggregate-functions.ts';
 import { Args } from './args.ts';
 
 /** The stage a window function over `field` lands in. */
@@ -36,8 +37,7 @@ export function applyModifiedZ(call: Call, p: Pipeline, command: string, thresho
     inputs: [x],
     statistics: ([v]) => {
       const median = `quantileExactInclusive(0.5)(${v})`;
-      const mad = `arrayReduce('quantileExactInclusive(0.5)', arrayMap(a -> abs(a - ${median}), arrayFilter(a -> isNotNull(a), groupArray(${v}))))`;
-      return [median, mad];
+      return [median, madSql(median, `groupArray(${v})`)];
     },
     columns: (stat) => {
       const z = `if(isNull(${x}), NULL, if(${stat(1)} = 0, 0, round(0.6745 * (${x} - ${stat(0)}) / ${stat(1)}, 4)))`;
