@@ -3,8 +3,27 @@
 import { chTime, type Analytics } from '../storage/clickhouse.ts';
 import type { FractalStats } from '../tenancy/fractals-store.ts';
 
-const toIso = (chTime: string | null): string | null =>
-  chTime && !chTime.startsWith('1970-01-01') ? new Date(chTime.replace(' ', 'T') + 'Z').toISOString() : null;
+/** DateTime64 text ("YYYY-MM-DD hh:mm:ss.nnnnnnnnn", UTC) → RFC 3339 with milliseconds. */
+const isoTime = (t: string): string => new Date(`${t.slice(0, 23).replace(' ', 'T')}Z`).toISOString();
+/** isoTime, with null for no time (the engine's zero time, as min/max of no rows give it). */
+const isoOrNull = (t: string | null): string | null => (t && !t.startsWith('1970-01-01') ? isoTime(t) : null);
+
+/**
+ * The millisecond a row shows its time to (the stored time may be finer), as a condition with its
+ * parameters `from` and `to`: with the fractal and the log id it reads one primary-key range.
+ */
+export const IN_MILLISECOND = "timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}";
+export const millisecond = (at: Date): { from: string; to: string } => ({ from: chTime(at), to: chTime(new Date(at.getTime() + 1)) });
+
+/** One stored log as text columns (aliases differ from column names: ClickHouse would otherwise read the alias in WHERE). */
+export interface StoredLogText {
+  id_text: string;
+  fractal_text: string;
+  time_text: string;
+  ingest_text: string;
+  raw: string;
+  fields_text: string;
+}
 
 /** The tables ingest writes rows for. */
 export type IngestTable = 'logs_ingest' | 'logs';
@@ -30,7 +49,7 @@ export class LogStore {
     return new Map(
       rows.map((r) => [
         r.id,
-        { log_count: Number(r.n), size_bytes: Number(r.bytes), oldest: toIso(r.oldest), newest: toIso(r.newest) },
+        { log_count: Number(r.n), size_bytes: Number(r.bytes), oldest: isoOrNull(r.oldest), newest: isoOrNull(r.newest) },
       ]),
     );
   }
@@ -57,26 +76,38 @@ export class LogStore {
    * log ids are scanned.
    */
   async logTimestamp(fractalId: string, logId: string, opts: { near?: Date; timeoutS: number }): Promise<string | null> {
-    const attempt = async (window: { from: Date; to: Date } | null): Promise<string | null> => {
+    const attempt = async (at: Date | null): Promise<string | null> => {
       const rs = await this.ch.client.query({
         query: `SELECT toString(timestamp) AS t FROM ${this.logs}
-                WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
-                ${window ? "AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}" : ''}
+                WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID} ${at ? `AND ${IN_MILLISECOND}` : ''}
                 LIMIT 1
                 SETTINGS max_execution_time = ${Math.max(1, Math.floor(opts.timeoutS))}`,
-        query_params: window ? { fid: fractalId, id: logId, from: chTime(window.from), to: chTime(window.to) } : { fid: fractalId, id: logId },
+        query_params: { fid: fractalId, id: logId, ...(at ? millisecond(at) : {}) },
         format: 'JSONEachRow',
       });
       const [row] = (await rs.json()) as Array<{ t: string }>;
-      // DateTime64(9) text → RFC 3339 with milliseconds.
-      return row ? new Date(`${row.t.slice(0, 23).replace(' ', 'T')}Z`).toISOString() : null;
+      return row ? isoTime(row.t) : null;
     };
     if (opts.near) {
-      const from = new Date(Math.floor(opts.near.getTime()));
-      const found = await attempt({ from, to: new Date(from.getTime() + 1) });
+      const found = await attempt(new Date(Math.floor(opts.near.getTime())));
       if (found) return found;
     }
     return attempt(null);
+  }
+
+  /** Log `logId` of a fractal in the millisecond `at`, all of it as text, or null. */
+  async logAt(fractalId: string, logId: string, at: Date): Promise<StoredLogText | null> {
+    const rs = await this.ch.client.query({
+      query: `SELECT toString(log_id) AS id_text, toString(fractal_id) AS fractal_text, toString(timestamp) AS time_text,
+                toString(ingest_timestamp) AS ingest_text, raw, toString(fields) AS fields_text
+              FROM ${this.logs}
+              WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID} AND ${IN_MILLISECOND}
+              LIMIT 1`,
+      query_params: { fid: fractalId, id: logId, ...millisecond(at) },
+      format: 'JSONEachRow',
+    });
+    const [row] = (await rs.json()) as StoredLogText[];
+    return row ?? null;
   }
 
   /** Which of these log ids the fractal already holds (spool replay after a crash). */

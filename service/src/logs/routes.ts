@@ -5,11 +5,12 @@ import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { badRequest, notFound } from '../http/errors.ts';
-import { compileQuery, chTime } from '../query/compile.ts';
+import { compileQuery } from '../query/compile.ts';
 import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
 import { executableSql, runQueryRows, unpackFields } from '../query/run.ts';
+import { chTime } from '../storage/clickhouse.ts';
 import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';
 
 const ScopeQuery = Type.Object({
@@ -104,18 +105,7 @@ export async function logsRoutes(app: App, ctx: Context) {
       const text = body.timestamp.trim();
       const t = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
       if (Number.isNaN(t.getTime())) throw badRequest('timestamp must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
-      const rs = await ctx.ch.client.query({
-        // Aliases differ from column names: ClickHouse would otherwise read the alias in WHERE.
-        query: `SELECT toString(log_id) AS id_text, toString(fractal_id) AS fractal_text, toString(timestamp) AS time_text,
-                  toString(ingest_timestamp) AS ingest_text, raw, toString(fields) AS fields_text
-                FROM ${ctx.ch.table('logs')}
-                WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
-                  AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}
-                LIMIT 1`,
-        query_params: { fid: scope.id, id: body.log_id, from: chTime(t), to: chTime(new Date(t.getTime() + 1)) },
-        format: 'JSONEachRow',
-      });
-      const [row] = (await rs.json()) as Array<Record<string, string>>;
+      const row = await ctx.logs.logAt(scope.id, body.log_id, t);
       if (!row) throw notFound(`Log ${body.log_id} not found at ${body.timestamp} in this fractal.`);
       const iso = (s: string) => `${s.replace(' ', 'T')}Z`;
       return {

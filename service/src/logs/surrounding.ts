@@ -10,8 +10,9 @@
 // bound query parameter.
 import type { Analytics } from '../storage/clickhouse.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
-import { chTime } from '../query/compile.ts';
 import { executableSql, unpackFields } from '../query/run.ts';
+import { chTime } from '../storage/clickhouse.ts';
+import { IN_MILLISECOND, millisecond } from './log-store.ts';
 
 export const DEFAULT_SURROUNDING = 10;
 export const MAX_SURROUNDING = 200;
@@ -102,14 +103,12 @@ export async function surroundingLogs(ch: Analytics, req: SurroundingRequest, ti
   const [anchorRow] = await run(
     `SELECT ${SELECT}${req.same !== undefined ? `, ${sameCol} AS same_text` : ''}
      FROM ${table}
-     WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID}
-       AND timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}
+     WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID} AND ${IN_MILLISECOND}
      LIMIT 1`,
     {
       fid: req.fractalId,
       id: req.logId,
-      from: chTime(at),
-      to: chTime(new Date(at.getTime() + 1)),
+      ...millisecond(at),
       ...(req.same !== undefined ? { same: req.same } : {}),
     },
   );
