@@ -4,13 +4,10 @@
 
 /** Fallbacks of --chart-1 … --chart-10 (the component's CSS holds the live values per theme). */
 export const CATEGORY_DARK = ['#4d9cff', '#f0883e', '#3fb950', '#ff7b72', '#bc8cff', '#39c5cf', '#e3b341', '#f778ba', '#a5d6ff', '#7ee2a8'];
-export const CATEGORY_LIGHT = ['#0b63ce', '#d4650b', '#1a7f37', '#cf222e', '#8250df', '#1b7c83', '#9a6700', '#bf3989', '#54aeff', '#2da44e'];
-/** Heatmap ramp, low → high, per theme (--heat-0 … --heat-4). */
+/** Fallbacks of the heatmap ramp, low → high (--heat-0 … --heat-4). */
 export const HEAT_DARK = ['#1a3552', '#1f5597', '#2f7de0', '#6cb2ff', '#dff0ff'];
-export const HEAT_LIGHT = ['#eef5fd', '#b9d6f7', '#5e9fe6', '#1f62c2', '#0b2e66'];
-/** Anomaly score 0 → 1 (--score-0 … --score-2): calm, notable, alarming. */
+/** Fallbacks of the anomaly score colours, 0 → 1 (--score-0 … --score-2): calm, notable, alarming. */
 export const SCORE_DARK = ['#3fb950', '#d29922', '#ff5b4f'];
-export const SCORE_LIGHT = ['#1a7f37', '#b07800', '#cf222e'];
 
 export type Rgb = [number, number, number];
 
