@@ -3,8 +3,8 @@
 // addresses (127.0.0.x) so they neither disturb nor depend on the other tests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { expectError, expectOk, passwordOf, requestFrom } from '../support/tenancy-helpers2.ts';
+import { ADMIN_PASSWORD, Client, makeUser, passwordOf, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { expectError, expectOk, requestFrom } from '../support/api.ts';
 
 let app: TestAppliance;
 let admin: Client;

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { storedLogs } from '../support/logs.ts';
 import { ingest, sampleEvents } from '../support/query.ts';
-import { createApiKey, createFractal, credentialClient, expectBadField, expectError, expectOk, grant, unknownId, UUID_RE } from '../support/tenancy-helpers.ts';
+import { createApiKey, createFractal, credentialClient, expectBadField, expectError, expectOk, grant, unknownId, UUID_RE } from '../support/api.ts';
 
 let app: TestAppliance;
 let admin: Client;

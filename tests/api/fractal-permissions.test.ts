@@ -12,7 +12,7 @@ import {
   grant,
   unknownId,
   UUID_RE,
-} from '../support/tenancy-helpers.ts';
+} from '../support/api.ts';
 
 let app: TestAppliance;
 let admin: Client;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { createFractal, expectError, expectOk, grant, idsOf, unknownId, UUID_RE } from '../support/tenancy-helpers2.ts';
+import { createFractal, expectError, expectOk, grant, idsOf, unknownId, UUID_RE } from '../support/api.ts';
 
 interface Group {
   id: string;
@@ -160,7 +160,7 @@ describe('group members', () => {
     const fenn = await makeUser(admin, 'fenn');
     const f = await createFractal(admin, 'grp-fractal');
     const g = await newGroup('Fractal readers');
-    await grant(admin, 'fractal', f.id, { group_id: g.id }, 'viewer');
+    await grant(admin, f.id, { group_id: g.id }, 'viewer');
     expectError(await fenn.get(`/api/v1/fractals/${f.id}`), 404);
 
     expectOk(await admin.post(`/api/v1/groups/${g.id}/members`, { username: 'fenn' }), 201);
@@ -223,7 +223,7 @@ describe('who may manage groups', () => {
 
   test('a fractal or prism admin is still not a group admin', async () => {
     const f = await createFractal(admin, 'grp-admin-fractal');
-    await grant(admin, 'fractal', f.id, { username: 'carol' }, 'admin');
+    await grant(admin, f.id, { username: 'carol' }, 'admin');
     expectError(await carol.get('/api/v1/groups'), 403);
     expectError(await carol.post('/api/v1/groups', { name: 'Carol group' }), 403);
     assert.ok(!(await groupNames()).includes('Carol group'));

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
-import { expectError, expectOk, freePort, isListening, unknownId } from '../support/tenancy-helpers2.ts';
+import { expectError, expectErrorSentence, expectOk, isListening, unknownId } from '../support/api.ts';
+import { freePort } from '../support/service-process.ts';
 
 const PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -309,7 +310,7 @@ describe('when the analytical store stops answering', () => {
     expectError(h, 503);
 
     const ch = await admin.get('/api/v1/health/clickhouse');
-    expectError(ch, 503, 'ClickHouse');
+    expectErrorSentence(ch, 503, 'ClickHouse');
     assert.equal(ch.body.data?.status, 'unreachable');
 
     const s = expectOk<{ status: string; clickhouse: { status: string; transport: string }; sqlite: { status: string } }>(

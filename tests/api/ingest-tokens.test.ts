@@ -16,7 +16,7 @@ import {
   readMetadataTable,
   unknownId,
   UUID_RE,
-} from '../support/tenancy-helpers.ts';
+} from '../support/api.ts';
 
 let app: TestAppliance;
 let admin: Client;

@@ -2,8 +2,8 @@
 // selection, members, permissions and the role each route needs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { createFractal, expectError, expectOk, grant, idsOf, passwordOf, unknownId, UUID_RE } from '../support/tenancy-helpers2.ts';
+import { ADMIN_PASSWORD, Client, makeUser, passwordOf, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { createFractal, expectError, expectOk, grant, idsOf, unknownId, UUID_RE } from '../support/api.ts';
 
 interface Prism {
   id: string;
@@ -39,9 +39,9 @@ before(async () => {
   bob = await makeUser(admin, 'bob');
   vera = await makeUser(admin, 'vera');
   ana = await makeUser(admin, 'ana');
-  await grant(admin, 'fractal', alpha.id, { username: 'alice' }, 'admin');
-  await grant(admin, 'fractal', beta.id, { username: 'alice' }, 'admin');
-  await grant(admin, 'fractal', gamma.id, { username: 'alice' }, 'viewer');
+  await grant(admin, alpha.id, { username: 'alice' }, 'admin');
+  await grant(admin, beta.id, { username: 'alice' }, 'admin');
+  await grant(admin, gamma.id, { username: 'alice' }, 'viewer');
 });
 after(async () => {
   await app?.dispose();
@@ -173,7 +173,7 @@ describe('prism CRUD', () => {
 
   test('DELETE removes the prism, and whoever could see it no longer can', async () => {
     const p = await newPrism(admin, 'Doomed view', [alpha.id]);
-    await grant(admin, 'prism', p.id, { username: 'vera' }, 'viewer');
+    await grant(admin, p.id, { username: 'vera' }, 'viewer', 'prism');
     expectOk(await vera.get(`/api/v1/prisms/${p.id}`));
 
     assert.deepEqual(expectOk(await admin.del(`/api/v1/prisms/${p.id}`)), { deleted: true });
@@ -192,7 +192,7 @@ describe('prism CRUD', () => {
 describe('who may do what on a prism', () => {
   test('signed-out callers get 401 on every prism route and change nothing', async () => {
     const p = await newPrism(admin, 'Locked view', [alpha.id]);
-    const perm = await grant(admin, 'prism', p.id, { username: 'vera' }, 'viewer');
+    const perm = await grant(admin, p.id, { username: 'vera' }, 'viewer', 'prism');
     const base = `/api/v1/prisms/${p.id}`;
     const calls: Array<[string, string, unknown?]> = [
       ['GET', '/api/v1/prisms'],
@@ -254,7 +254,7 @@ describe('who may do what on a prism', () => {
 
   test('a prism viewer lists, reads and selects it, but gets 403 on every admin route', async () => {
     const p = await newPrism(admin, 'Viewer view', [alpha.id, beta.id]);
-    const perm = await grant(admin, 'prism', p.id, { username: 'vera' }, 'viewer');
+    const perm = await grant(admin, p.id, { username: 'vera' }, 'viewer', 'prism');
     const base = `/api/v1/prisms/${p.id}`;
 
     assert.ok(idsOf(await vera.get('/api/v1/prisms')).includes(p.id), 'listed for a viewer');
@@ -288,7 +288,7 @@ describe('who may do what on a prism', () => {
 
   test('an analyst of a prism is not its admin either', async () => {
     const p = await newPrism(admin, 'Analyst view', [alpha.id]);
-    await grant(admin, 'prism', p.id, { username: 'ana' }, 'analyst');
+    await grant(admin, p.id, { username: 'ana' }, 'analyst', 'prism');
     expectOk(await ana.get(`/api/v1/prisms/${p.id}`));
     expectError(await ana.put(`/api/v1/prisms/${p.id}`, { description: 'ana edit' }), 403, 'admin');
     expectError(await ana.del(`/api/v1/prisms/${p.id}`), 403);
@@ -297,12 +297,12 @@ describe('who may do what on a prism', () => {
 
   test('a prism admin who is not a global admin manages the prism', async () => {
     const p = await newPrism(admin, 'Delegated view', [alpha.id]);
-    await grant(admin, 'prism', p.id, { username: 'alice' }, 'admin');
+    await grant(admin, p.id, { username: 'alice' }, 'admin', 'prism');
     const base = `/api/v1/prisms/${p.id}`;
     assert.equal(expectOk<Prism>(await alice.put(base, { description: 'by alice' })).description, 'by alice');
     expectOk(await alice.post(`${base}/members`, { fractal_id: beta.id }), 201);
     expectOk(await alice.del(`${base}/members/${alpha.id}`));
-    const perm = await grant(alice, 'prism', p.id, { username: 'bob' }, 'viewer');
+    const perm = await grant(alice, p.id, { username: 'bob' }, 'viewer', 'prism');
     expectOk(await bob.get(base));
     expectOk(await alice.put(`${base}/permissions/${perm.id}`, { role: 'analyst' }));
     expectOk(await alice.del(`${base}/permissions/${perm.id}`));
@@ -329,7 +329,7 @@ describe('who may do what on a prism', () => {
     const p = await newPrism(admin, 'Group view', [alpha.id]);
     const g = expectOk<{ id: string }>(await admin.post('/api/v1/groups', { name: 'prism-readers' }), 201);
     expectOk(await admin.post(`/api/v1/groups/${g.id}/members`, { username: 'gina' }), 201);
-    const perm = await grant(admin, 'prism', p.id, { group_id: g.id }, 'viewer');
+    const perm = await grant(admin, p.id, { group_id: g.id }, 'viewer', 'prism');
     assert.equal((perm as { group_name?: string }).group_name, 'prism-readers');
 
     assert.ok(idsOf(await gina.get('/api/v1/prisms')).includes(p.id));
@@ -411,9 +411,9 @@ describe('adding fractals to a prism', () => {
 describe('selecting a prism', () => {
   test('select makes the prism the current selection, shown by /auth/me and kept across sign-ins', async () => {
     const selma = await makeUser(admin, 'selma');
-    await grant(admin, 'fractal', alpha.id, { username: 'selma' }, 'viewer');
+    await grant(admin, alpha.id, { username: 'selma' }, 'viewer');
     const p = await newPrism(admin, 'Selected view', [alpha.id]);
-    const perm = await grant(admin, 'prism', p.id, { username: 'selma' }, 'viewer');
+    const perm = await grant(admin, p.id, { username: 'selma' }, 'viewer', 'prism');
 
     const before = expectOk<{ selected: { type: string; id: string } | null }>(await selma.get('/api/v1/auth/me'));
     assert.deepEqual(before.selected, { type: 'fractal', id: alpha.id, name: 'pr-alpha' });
@@ -485,7 +485,7 @@ describe('prism permissions', () => {
   test('bad grants are refused: 400 naming the field, 404 for unknown users and groups, 409 for a second grant', async () => {
     const p = await newPrism(admin, 'Grant checks');
     const base = `/api/v1/prisms/${p.id}/permissions`;
-    await grant(admin, 'prism', p.id, { username: 'bob' }, 'viewer');
+    await grant(admin, p.id, { username: 'bob' }, 'viewer', 'prism');
     expectError(await admin.post(base, { username: 'bob', role: 'admin' }), 409, 'PUT');
     expectError(await admin.post(base, { username: 'BOB', role: 'admin' }), 409);
     expectError(await admin.post(base, { username: 'nobody-here', role: 'viewer' }), 404, 'nobody-here');
@@ -507,7 +507,7 @@ describe('prism permissions', () => {
   test('PUT checks the role and that the permission belongs to this prism', async () => {
     const p1 = await newPrism(admin, 'Perm home');
     const p2 = await newPrism(admin, 'Perm elsewhere');
-    const perm = await grant(admin, 'prism', p1.id, { username: 'ana' }, 'viewer');
+    const perm = await grant(admin, p1.id, { username: 'ana' }, 'viewer', 'prism');
     expectError(await admin.put(`/api/v1/prisms/${p1.id}/permissions/${perm.id}`, { role: 'superuser' }), 400, '"role"');
     expectError(await admin.put(`/api/v1/prisms/${p1.id}/permissions/${perm.id}`, {}), 400, '"role"');
     expectError(await admin.put(`/api/v1/prisms/${p1.id}/permissions/not-a-uuid`, { role: 'admin' }), 400, 'permId');

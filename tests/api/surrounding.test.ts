@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { ingest, ok } from '../support/query.ts';
-import { createFractal, expectBadField, expectError, expectOk, grant, unknownId } from '../support/tenancy-helpers.ts';
+import { createFractal, expectBadField, expectError, expectOk, grant, unknownId } from '../support/api.ts';
 
 let app: TestAppliance;
 let admin: Client;

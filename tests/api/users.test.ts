@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { expectError, expectOk, passwordOf, UUID_RE } from '../support/tenancy-helpers2.ts';
+import { ADMIN_PASSWORD, Client, makeUser, passwordOf, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { expectError, expectOk, UUID_RE } from '../support/api.ts';
 
 interface User {
   id: string;

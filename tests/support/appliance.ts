@@ -98,9 +98,12 @@ export async function signIn(base: string, username: string, password: string): 
   return c;
 }
 
+/** The password makeUser() gives a user. */
+export const passwordOf = (username: string) => `${username}-password-1`;
+
 /** Creates a user through the API and signs them in. */
 export async function makeUser(admin: Client, username: string, opts: { isAdmin?: boolean } = {}): Promise<Client> {
-  const password = `${username}-password-1`;
+  const password = passwordOf(username);
   const r = await admin.post('/api/v1/users', { username, password, is_admin: opts.isAdmin ?? false });
   if (r.status !== 201) throw new Error(`creating ${username} failed: ${r.status} ${JSON.stringify(r.body)}`);
   return signIn(admin.base, username, password);
