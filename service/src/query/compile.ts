@@ -110,12 +110,13 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     } else rowCap = AGGREGATED_CAP;
   }
   const sql = p.toSql(rowCap);
+  const columns = p.finalColumns();
   return {
     ast,
     sql,
     params: params.values,
-    columns: p.finalColumns(),
-    fieldOrder: fieldOrder(p),
+    columns,
+    fieldOrder: fieldOrder(p, columns),
     isAggregated,
     chartType: p.chartType,
     chartConfig: p.chartConfig,
@@ -177,10 +178,10 @@ function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** Display order (query-language.md §5 `field_order`). */
-function fieldOrder(p: Pipeline): string[] {
+/** Display order (query-language.md §5 `field_order`), given the final stage's columns. */
+function fieldOrder(p: Pipeline, columns: OutputColumn[]): string[] {
   const final = p.current;
-  const visible = p.finalColumns().filter((c) => !c.hidden);
+  const visible = columns.filter((c) => !c.hidden);
   if (final.isEvents && !final.agg) {
     if (final.projection) {
       const listed = final.projection.filter((n) => n !== 'norm_log' && n !== 'log_id');

@@ -361,9 +361,9 @@ export class Pipeline {
     const cur = this.current;
     if (!cur.agg) return cur;
     // count() after groupBy counts the groups; standalone aggregates combine in one row (§3.2).
+    const { keys, values } = cur.agg;
     const chained =
-      (opts.countsRows && cur.agg.kind === 'group') ||
-      fields.some((f) => !cur.agg!.keys.some((k) => k.name === f) && this.outputsOf(cur).some((o) => o.name === f));
+      (opts.countsRows && cur.agg.kind === 'group') || fields.some((f) => !keys.some((k) => k.name === f) && values.some((v) => v.name === f));
     return chained ? this.newStage() : cur;
   }
 
