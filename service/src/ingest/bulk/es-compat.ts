@@ -22,7 +22,7 @@ import { HttpError } from '../../http/errors.ts';
 import type { IngestDeps } from '../plugin.ts';
 
 /** The version these endpoints claim: a current 8.x, which every 7.x/8.x shipper accepts. */
-export const ES_VERSION = {
+const ES_VERSION = {
   number: '8.19.0',
   build_flavor: 'default',
   build_type: 'tar',
@@ -33,8 +33,8 @@ export const ES_VERSION = {
   minimum_wire_compatibility_version: '7.17.0',
   minimum_index_compatibility_version: '7.0.0',
 };
-export const CLUSTER_NAME = 'log-appliance';
-export const TAGLINE = 'You Know, for Search';
+const CLUSTER_NAME = 'log-appliance';
+const TAGLINE = 'You Know, for Search';
 
 // ---- request classification ----------------------------------------------------------------
 
@@ -45,7 +45,7 @@ export const TAGLINE = 'You Know, for Search';
  * A browser navigation always sends Accept with text/html, even behind a proxy that adds
  * an Authorization header, so it keeps getting the UI.
  */
-export function looksLikeEsClient(req: { headers: Record<string, string | string[] | undefined> }): boolean {
+function looksLikeEsClient(req: { headers: Record<string, string | string[] | undefined> }): boolean {
   if (req.headers['x-elastic-client-meta'] !== undefined) return true;
   const accept = String(req.headers.accept ?? '').toLowerCase();
   if (accept.includes('vnd.elasticsearch')) return true;
@@ -196,10 +196,9 @@ function clusterUuid(dataDir: string): string {
   return createHash('sha256').update(`cluster:${dataDir}`).digest('base64url').slice(0, 22);
 }
 
+/** The probe routes; the caller's scope has markProduct and esErrorHandler. */
 export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> {
   ensureEsClientConstraint(app);
-  markProduct(app);
-  esErrorHandler(app, deps.ctx.config.maxBodySize);
 
   const uuid = clusterUuid(deps.ctx.config.dataDir);
   const nodeId = createHash('sha256').update(`node:${deps.ctx.config.dataDir}`).digest('base64url').slice(0, 22);

@@ -33,14 +33,14 @@ interface ItemResult {
 }
 
 export const bulkRoutes: IngestRoutes = async (app: App, deps: IngestDeps) => {
+  // Every answer of the bulk endpoint and the probes, errors included, is in the format's shape.
+  markProduct(app);
+  esErrorHandler(app, deps.ctx.config.maxBodySize);
   await app.register(bulkEndpoint as never, deps as never);
   await app.register(esCompatRoutes as never, deps as never);
 };
 
 async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
-  markProduct(app);
-  esErrorHandler(app, deps.ctx.config.maxBodySize);
-
   // The token is checked before the body is read, so a shipper without one is refused at once.
   const onRequest = async (req: FastifyRequest) => {
     req.bulkToken = deps.pipeline.authenticate(req);
