@@ -189,24 +189,33 @@ describe('prism CRUD', () => {
   });
 });
 
+type Call = [method: string, url: string, body?: unknown];
+/**
+ * The routes only an admin of the prism at `base` may call, each with a body that would change
+ * something (a rename, a new member gamma, bob made admin); `permId` is a grant on the prism.
+ */
+const adminCalls = (base: string, permId: string): Call[] => [
+  ['PUT', base, { name: 'Renamed view', description: 'edited' }],
+  ['DELETE', base],
+  ['POST', `${base}/members`, { fractal_id: gamma.id }],
+  ['DELETE', `${base}/members/${alpha.id}`],
+  ['GET', `${base}/permissions`],
+  ['POST', `${base}/permissions`, { username: 'bob', role: 'admin' }],
+  ['PUT', `${base}/permissions/${permId}`, { role: 'admin' }],
+  ['DELETE', `${base}/permissions/${permId}`],
+];
+
 describe('who may do what on a prism', () => {
   test('signed-out callers get 401 on every prism route and change nothing', async () => {
     const p = await newPrism(admin, 'Locked view', [alpha.id]);
     const perm = await grant(admin, p.id, { username: 'vera' }, 'viewer', 'prism');
     const base = `/api/v1/prisms/${p.id}`;
-    const calls: Array<[string, string, unknown?]> = [
+    const calls: Call[] = [
       ['GET', '/api/v1/prisms'],
       ['POST', '/api/v1/prisms', { name: 'Anon prism' }],
       ['GET', base],
-      ['PUT', base, { name: 'Anon rename' }],
-      ['DELETE', base],
       ['POST', `${base}/select`, {}],
-      ['POST', `${base}/members`, { fractal_id: beta.id }],
-      ['DELETE', `${base}/members/${alpha.id}`],
-      ['GET', `${base}/permissions`],
-      ['POST', `${base}/permissions`, { username: 'bob', role: 'admin' }],
-      ['PUT', `${base}/permissions/${perm.id}`, { role: 'admin' }],
-      ['DELETE', `${base}/permissions/${perm.id}`],
+      ...adminCalls(base, perm.id),
     ];
     for (const [method, url, body] of calls) {
       const r = await anon.req(method, url, body);
@@ -227,7 +236,7 @@ describe('who may do what on a prism', () => {
     const p = await newPrism(admin, 'Secret view', [alpha.id]);
     const base = `/api/v1/prisms/${p.id}`;
     assert.ok(!idsOf(await bob.get('/api/v1/prisms')).includes(p.id), 'not listed');
-    const calls: Array<[string, string, unknown?]> = [
+    const calls: Call[] = [
       ['GET', base],
       ['PUT', base, { name: 'Bob was here' }],
       ['DELETE', base],
@@ -261,17 +270,7 @@ describe('who may do what on a prism', () => {
     assert.deepEqual(sorted(expectOk<Prism>(await vera.get(base)).fractal_ids), sorted([alpha.id, beta.id]));
     expectOk(await vera.post(`${base}/select`));
 
-    const calls: Array<[string, string, unknown?]> = [
-      ['PUT', base, { description: 'vera edit' }],
-      ['DELETE', base],
-      ['POST', `${base}/members`, { fractal_id: gamma.id }],
-      ['DELETE', `${base}/members/${alpha.id}`],
-      ['GET', `${base}/permissions`],
-      ['POST', `${base}/permissions`, { username: 'bob', role: 'viewer' }],
-      ['PUT', `${base}/permissions/${perm.id}`, { role: 'admin' }],
-      ['DELETE', `${base}/permissions/${perm.id}`],
-    ];
-    for (const [method, url, body] of calls) {
+    for (const [method, url, body] of adminCalls(base, perm.id)) {
       const r = await vera.req(method, url, body);
       assert.equal(r.status, 403, `${method} ${url}`);
       expectError(r, 403, 'admin');
