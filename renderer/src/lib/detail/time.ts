@@ -1,7 +1,9 @@
 // Times in the detail panel: rows carry "YYYY-MM-DD hh:mm:ss.mmm" (UTC); the panel shows them in the
-// user's zone with UTC beside. Pure: tests/ui/detail.test.ts.
+// user's zone with UTC beside, written as the workspace writes times (lib/search/time.ts).
+// Pure: tests/ui/detail.test.ts.
+import { formatTime, zoneLabel, type Zone } from '../search/time.ts';
 
-export type Zone = 'utc' | 'local';
+export type { Zone };
 
 /** A row's time text or RFC 3339 → Date; null when it is neither. */
 export function parseRowTime(text: string): Date | null {
@@ -12,26 +14,15 @@ export function parseRowTime(text: string): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
 /** "2026-01-02 03:04:05.678" in the zone (the time only with `timeOnly`). */
 export function formatInZone(d: Date, zone: Zone, timeOnly = false): string {
-  const u = zone === 'utc';
-  const date = `${u ? d.getUTCFullYear() : d.getFullYear()}-${pad((u ? d.getUTCMonth() : d.getMonth()) + 1)}-${pad(u ? d.getUTCDate() : d.getDate())}`;
-  const time =
-    `${pad(u ? d.getUTCHours() : d.getHours())}:${pad(u ? d.getUTCMinutes() : d.getMinutes())}:${pad(u ? d.getUTCSeconds() : d.getSeconds())}` +
-    `.${pad(u ? d.getUTCMilliseconds() : d.getMilliseconds(), 3)}`;
-  return timeOnly ? time : `${date} ${time}`;
+  const text = formatTime(d, zone, true);
+  return timeOnly ? text.slice(text.indexOf(' ') + 1) : text;
 }
 
-/** "UTC" or the local offset, "UTC+02:00". */
+/** "UTC" or the local offset, "UTC+02:00" ("UTC" too when the local zone is UTC). */
 export function zoneName(zone: Zone, at: Date = new Date()): string {
-  if (zone === 'utc') return 'UTC';
-  const off = -at.getTimezoneOffset();
-  if (off === 0) return 'UTC';
-  const sign = off > 0 ? '+' : '-';
-  const a = Math.abs(off);
-  return `UTC${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+  return zone === 'local' && at.getTimezoneOffset() === 0 ? 'UTC' : zoneLabel(zone, at);
 }
 
 /** "+1.250 s", "−3 min 2 s", "+2 d 4 h": an event's distance from the opened one. */
