@@ -185,17 +185,25 @@ export interface Histogram {
   bucket_seconds: number;
 }
 
+/**
+ * How many events the query's event conditions keep per time bucket: bucket start (Unix seconds)
+ * → count, empty buckets absent. Streamed like the rows, so a client that leaves or a time-out
+ * stops it inside the engine too.
+ */
+export async function countPerBucket(ch: Analytics, q: CompiledQuery, bucketSeconds: number, opts: RunOptions): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  const sql = executableSql(q.pipeline.eventCountSql(bucketSeconds), opts.timeoutS);
+  for await (const chunk of ch.streamRows(sql, q.pipeline.params.values, { signal: opts.signal })) {
+    for (const [b, n] of chunk) counts.set(Number(b), Number(n));
+  }
+  return counts;
+}
+
 export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram> {
   const bucket = histogramBucketSeconds(start, end);
   const from = Math.floor(start.getTime() / 1000 / bucket) * bucket;
   const to = Math.ceil(end.getTime() / 1000 / bucket) * bucket;
-  const sql = q.pipeline.eventCountSql(bucket);
-  // Streamed like the rows, so a client that leaves or a time-out stops it inside the engine too.
-  const rows: Array<{ b: unknown; n: unknown }> = [];
-  for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), q.pipeline.params.values, { signal: opts.signal })) {
-    for (const [b, n] of chunk) rows.push({ b, n });
-  }
-  const counts = new Map(rows.map((r) => [Number(r.b), Number(r.n)]));
+  const counts = await countPerBucket(ch, q, bucket, opts);
   const buckets: Histogram['buckets'] = [];
   for (let t = from; t < to; t += bucket) buckets.push({ time: new Date(t * 1000).toISOString(), count: counts.get(t) ?? 0 });
   return {
