@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { HealthTimeoutError, waitForHealth } from '../../main/src/health.ts';
+import { freePort } from '../support/service-process.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -15,15 +16,6 @@ async function serve(t: { after(fn: () => unknown): void }, handler: Handler, po
     return new Promise((r) => server.close(r));
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A port that nothing listens on (bound, then released). */
-async function freePort() {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 const json = (res: http.ServerResponse, status: number, body: unknown) => {
