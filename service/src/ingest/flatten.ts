@@ -4,7 +4,7 @@
 // so a hostile 200-level document is stored, not refused, and cannot blow the stack.
 import { BigNumberText, type FieldValue, type Fields } from './types.ts';
 
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 /** The flattened fields; an object that is already flat (the common case) is returned as is. */
 export function flatten(obj: Record<string, unknown>): Fields {

@@ -11,7 +11,7 @@ import type { NormalizerRule } from './normalizer-rules.ts';
 import type { Fields } from './types.ts';
 
 /** Built-in aliases, keyed by the name lower-cased with every non-alphanumeric removed. */
-export const BUILTIN_ALIASES: Record<string, string> = {
+const BUILTIN_ALIASES: Record<string, string> = {
   sourceip: 'src_ip',
   srcip: 'src_ip',
   srcaddr: 'src_ip',
@@ -32,7 +32,7 @@ export const BUILTIN_ALIASES: Record<string, string> = {
 
 const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-export function changeCase(name: string, style: 'snake' | 'camel' | 'lower' | 'kebab'): string {
+function changeCase(name: string, style: 'snake' | 'camel' | 'lower' | 'kebab'): string {
   // Dots separate nesting levels and are kept; each level is restyled on its own.
   return name
     .split('.')

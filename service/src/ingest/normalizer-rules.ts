@@ -6,7 +6,7 @@ export type NormalizerRule =
   | { type: 'case'; style: 'snake' | 'camel' | 'lower' | 'kebab' }
   | { type: 'value_map'; field: string; values: Record<string, string> };
 
-export const RULE_TYPES = ['rename', 'copy', 'case', 'value_map'] as const;
+const RULE_TYPES = ['rename', 'copy', 'case', 'value_map'] as const;
 const CASE_STYLES = ['snake', 'camel', 'lower', 'kebab'];
 
 const isName = (v: unknown) => typeof v === 'string' && v.trim().length > 0 && v.length <= 500;

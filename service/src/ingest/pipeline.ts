@@ -25,7 +25,7 @@ import { keyCount, plainObjectMembers } from './verbatim.ts';
 
 export type ResolvedToken = CachedToken;
 
-export const MAX_BATCH_LOGS = 5_000;
+const MAX_BATCH_LOGS = 5_000;
 /** The log_id of a spooled row (accept() writes it before the record's own text). */
 const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 const MAX_REPORTED_ERRORS = 5;

@@ -1,7 +1,7 @@
 // Which backpressure layer is holding ingest back right now, and since when, so a burst of 429s
 // can be explained (GET /api/v1/system/pressure).
 export type Layer = 'rate_limit' | 'queue' | 'spool' | 'storage' | 'disk_quota';
-export const LAYERS: Layer[] = ['rate_limit', 'queue', 'spool', 'storage', 'disk_quota'];
+const LAYERS: Layer[] = ['rate_limit', 'queue', 'spool', 'storage', 'disk_quota'];
 
 interface LayerState {
   since: string | null;

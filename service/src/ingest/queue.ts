@@ -30,8 +30,8 @@ export interface QueueOptions {
  * ones, while four such inserts in flight (SVC_INGEST_WORKERS) keep the process well below the
  * memory those take; 25,000-row inserts cost noticeably more (more parts, more merges).
  */
-export const MIN_ROWS_PER_INSERT = 25_000;
-export const LINGER_MS = 250;
+const MIN_ROWS_PER_INSERT = 25_000;
+const LINGER_MS = 250;
 const MAX_ROWS_PER_INSERT = 50_000;
 const MAX_BYTES_PER_INSERT = 32 * 1024 * 1024;
 const MAX_BACKOFF_MS = 30_000;

@@ -26,7 +26,7 @@
 import { BigNumberText } from './types.ts';
 
 /** Default timestamp fields, checked after the token's and the settings' fields. */
-export const DEFAULT_TIMESTAMP_FIELDS: readonly string[] = ['timestamp', '@timestamp', 'time', 'ts', '_time'];
+const DEFAULT_TIMESTAMP_FIELDS: readonly string[] = ['timestamp', '@timestamp', 'time', 'ts', '_time'];
 
 const NS_PER_S = 1_000_000_000n;
 /** Largest value DateTime64(9) stores: 2^63 - 1 ns (2262-04-11T23:47:16.854775807Z). */

@@ -6,7 +6,7 @@ import { sha256, type SecretBox } from '../storage/secret-box.ts';
 
 export type ParserType = 'json' | 'kv' | 'syslog';
 export const PARSER_TYPES: ParserType[] = ['json', 'kv', 'syslog'];
-export const INGEST_TOKEN_PATTERN = /^svc_ingest_[0-9a-f]{32}$/;
+const INGEST_TOKEN_PATTERN = /^svc_ingest_[0-9a-f]{32}$/;
 
 export interface IngestTokenRow {
   id: string;

@@ -23,7 +23,7 @@ type ScopeParams = { fractal_id?: string; prism_id?: string; start?: string; end
 
 /** Histogram buckets: per minute up to a day; beyond, the smallest step keeping ≤ 1,440 buckets. */
 const STEPS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 7 * 86400];
-export function histogramStep(start: Date, end: Date): number {
+function histogramStep(start: Date, end: Date): number {
   const range = (end.getTime() - start.getTime()) / 1000;
   return STEPS.find((s) => range / s <= 1440) ?? STEPS[STEPS.length - 1];
 }

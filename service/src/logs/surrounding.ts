@@ -17,7 +17,7 @@ import { IN_MILLISECOND, millisecond } from './log-store.ts';
 export const DEFAULT_SURROUNDING = 10;
 export const MAX_SURROUNDING = 200;
 /** Ring edges, in seconds from the anchor; past the last one a side reads everything beyond. */
-export const RING_SECONDS = [3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400];
+const RING_SECONDS = [3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400];
 /** Names that are columns of every event, not fields: `same` cannot name them. */
 const RESERVED = new Set(['timestamp', 'log_id', 'fractal_id', 'norm_log', 'raw_log', 'ingest_timestamp', '_normalizer']);
 
@@ -53,7 +53,7 @@ export function parseRowTime(text: string): Date | null {
 }
 
 /** Validates what the route's schema cannot: ids, the time, the field name. */
-export function checkSurroundingRequest(r: SurroundingRequest): Date {
+function checkSurroundingRequest(r: SurroundingRequest): Date {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(r.logId)) throw badRequest('The field "log_id" must be a valid UUID.');
   const t = parseRowTime(r.timestamp);
   if (!t) throw badRequest('The field "timestamp" must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC), as the log\'s row shows it.');
@@ -77,7 +77,7 @@ const SELECT = `toString(timestamp) AS t_full, substring(toString(timestamp), 1,
   toString(fractal_id) AS fractal_text, toString(fields) AS norm_text`;
 
 /** Like a query's event row: the fields by name, then timestamp, log_id, fractal_id, norm_log. */
-export function eventRow(r: EngineRow): EventRow {
+function eventRow(r: EngineRow): EventRow {
   return { ...unpackFields(r.norm_text), timestamp: r.t_text, log_id: r.id_text, fractal_id: r.fractal_text, norm_log: r.norm_text };
 }
 

@@ -9,7 +9,7 @@ interface Migration {
   statements: (t: (name: string) => string) => string[];
 }
 
-export const CLICKHOUSE_MIGRATIONS: Migration[] = [
+const CLICKHOUSE_MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'logs table',
@@ -51,7 +51,7 @@ export const CLICKHOUSE_MIGRATIONS: Migration[] = [
   },
 ];
 
-export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
+export async function migrateClickHouse(ch: Analytics): Promise<void> {
   const { client, database } = ch;
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
   await client.command({
@@ -61,7 +61,6 @@ export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
   });
   const rs = await client.query({ query: `SELECT version FROM ${ch.table('schema_migrations')}`, format: 'JSONEachRow' });
   const done = new Set(((await rs.json()) as Array<{ version: number }>).map((r) => Number(r.version)));
-  const applied: number[] = [];
   for (const m of CLICKHOUSE_MIGRATIONS) {
     if (done.has(m.version)) continue;
     for (const sql of m.statements(ch.table)) await client.command({ query: sql });
@@ -70,7 +69,5 @@ export async function migrateClickHouse(ch: Analytics): Promise<number[]> {
       values: [{ version: m.version, name: m.name, applied_at: chTime(new Date()) }],
       format: 'JSONEachRow',
     });
-    applied.push(m.version);
   }
-  return applied;
 }

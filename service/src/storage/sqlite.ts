@@ -18,13 +18,12 @@ export function openMetadata(dataDir: string): Db {
   return db;
 }
 
-export function migrateMetadata(db: Db): number[] {
+function migrateMetadata(db: Db): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const done = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version),
   );
-  const applied: number[] = [];
   for (const m of SQLITE_MIGRATIONS) {
     if (done.has(m.version)) continue;
     db.transaction(() => {
@@ -35,7 +34,5 @@ export function migrateMetadata(db: Db): number[] {
         new Date().toISOString(),
       );
     })();
-    applied.push(m.version);
   }
-  return applied;
 }

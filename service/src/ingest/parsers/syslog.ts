@@ -32,13 +32,13 @@ export type SyslogFields = Record<string, string | number>;
 
 const NOT_SYSLOG = 'not a syslog line (RFC 5424 or RFC 3164)';
 
-export const FACILITY_NAMES: readonly string[] = [
+const FACILITY_NAMES: readonly string[] = [
   'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv',
   'ftp', 'ntp', 'security', 'console', 'solaris-cron',
   'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
 ];
 
-export const SEVERITY_NAMES: readonly string[] = [
+const SEVERITY_NAMES: readonly string[] = [
   'emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug',
 ];
 
