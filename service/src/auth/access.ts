@@ -3,6 +3,7 @@
 // 401/403/404 before any handler or body parsing runs. A route without a declaration is refused.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
 import type { ApiKeysStore } from './api-keys-store.ts';
 import { parsePermissions } from './api-keys-store.ts';
 import type { KeyPermission, Principal, Role, ScopeTarget, ScopeType } from './principal.ts';
@@ -33,7 +34,6 @@ declare module 'fastify' {
 }
 
 export const INGEST_TOKEN_PREFIX = 'svc_ingest_';
-const UUID_PATTERN = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 /** The credential a request presents: Bearer, ApiKey, X-API-Key, or Basic with it as password. */
 export function presentedCredential(req: FastifyRequest): string | undefined {
@@ -111,7 +111,7 @@ export function registerAccessControl(
     }
     const id = (req.params as Record<string, string>)[access.param] ?? '';
     // This hook runs before schema validation, so a malformed id is refused here as bad input.
-    if (!UUID_PATTERN.test(id)) throw badRequest(`The path parameter "${access.param}" must be a valid UUID.`);
+    if (!isUuid(id)) throw badRequest(`The path parameter "${access.param}" must be a valid UUID.`);
     req.target = enforceScopeRule(p, access, deps.roles.resolve(p, access.scope, id));
   });
 }

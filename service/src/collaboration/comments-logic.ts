@@ -18,6 +18,7 @@ import type { Principal, Role } from '../auth/principal.ts';
 import { roleRank } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
 import { currentSelection } from '../auth/selection.ts';
 import type { Comment, CommentFilter } from './comments-store.ts';
 
@@ -80,7 +81,6 @@ export function normalizeContent(raw: string): string {
 
 // ---- access ---------------------------------------------------------------------------------
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Writing on a fractal (create, edit, tag, delete): the analyst role, or an API key with `comment`. */
 const WRITE: ScopeRule = { scope: 'fractal', role: 'analyst', keyPermission: 'comment' };
 
@@ -223,8 +223,8 @@ function parseTimeHint(text: string | undefined): Date | undefined {
 }
 
 export async function createComment(ctx: Context, p: Principal, input: CreateCommentInput): Promise<CommentView> {
-  if (!UUID.test(input.log_id)) throw badRequest('The field "log_id" must be a valid UUID.');
-  if (input.fractal_id !== undefined && !UUID.test(input.fractal_id)) throw badRequest('The field "fractal_id" must be a valid UUID.');
+  if (!isUuid(input.log_id)) throw badRequest('The field "log_id" must be a valid UUID.');
+  if (input.fractal_id !== undefined && !isUuid(input.fractal_id)) throw badRequest('The field "fractal_id" must be a valid UUID.');
   const fractalId = targetFractal(ctx, p, input.fractal_id?.toLowerCase());
   const access = accessFor(ctx, p);
   access.requireWrite(fractalId, `Fractal ${fractalId} not found.`);
@@ -276,10 +276,10 @@ export function resolveWriteScope(ctx: Context, p: Principal, requested: { fract
   const access = accessFor(ctx, p);
   let target: { type: 'fractal' | 'prism'; id: string };
   if (requested.fractal_id) {
-    if (!UUID.test(requested.fractal_id)) throw badRequest('The query parameter "fractal_id" must be a valid UUID.');
+    if (!isUuid(requested.fractal_id)) throw badRequest('The query parameter "fractal_id" must be a valid UUID.');
     target = { type: 'fractal', id: requested.fractal_id.toLowerCase() };
   } else if (requested.prism_id) {
-    if (!UUID.test(requested.prism_id)) throw badRequest('The query parameter "prism_id" must be a valid UUID.');
+    if (!isUuid(requested.prism_id)) throw badRequest('The query parameter "prism_id" must be a valid UUID.');
     target = { type: 'prism', id: requested.prism_id.toLowerCase() };
   } else {
     const sel = currentSelection(ctx, p);
