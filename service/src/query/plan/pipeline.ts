@@ -228,12 +228,13 @@ export class Pipeline {
     return this.current.agg ? this.newStage() : this.current;
   }
 
-  addComputed(name: string, sql: string, type: ColumnType, opts: { arithmetic?: boolean; stage?: Stage } = {}): void {
+  /** A per-row column; `hidden`: in the rows, not in field_order (madOutlier's `_mz_val` on events). */
+  addComputed(name: string, sql: string, type: ColumnType, opts: { arithmetic?: boolean; stage?: Stage; hidden?: boolean } = {}): void {
     const stage = opts.stage ?? this.rowStage();
     stage.computed.set(name, { name, sql, type });
     const i = stage.computedOrder.findIndex((c) => c.name === name);
     if (i !== -1) stage.computedOrder.splice(i, 1);
-    stage.computedOrder.push({ name, arithmetic: opts.arithmetic ?? false });
+    if (!opts.hidden) stage.computedOrder.push({ name, arithmetic: opts.arithmetic ?? false });
     if (!stage.isEvents) this.derived.add(name);
     // After a window function a computed column may read its columns: conditions on it apply
     // after the statistics too.
@@ -255,14 +256,9 @@ export class Pipeline {
     stage.windows.push({ alias, inputs: spec.inputs, statistics: spec.statistics(inputNames), overGroups: stage.agg !== null });
     for (const { hidden, ...col } of spec.columns((i) => `tupleElement(${alias}, ${i + 1})`)) {
       if (stage.agg) this.addAggregate(stage, col);
-      else if (hidden) {
-        // A helper column (madOutlier's `_mz_val` on events): in the rows, not in field_order.
-        stage.computed.set(col.name, col);
-        const i = stage.computedOrder.findIndex((c) => c.name === col.name);
-        if (i !== -1) stage.computedOrder.splice(i, 1);
-      } else {
-        this.addComputed(col.name, col.sql, col.type, { stage, arithmetic: true });
-        if (stage.projection && !stage.projection.includes(col.name)) stage.projection.push(col.name);
+      else {
+        this.addComputed(col.name, col.sql, col.type, { stage, arithmetic: true, hidden });
+        if (!hidden && stage.projection && !stage.projection.includes(col.name)) stage.projection.push(col.name);
       }
       stage.windowNames.add(col.name);
       this.derived.add(col.name);
