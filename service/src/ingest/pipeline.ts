@@ -30,6 +30,11 @@ const MAX_BATCH_LOGS = 5_000;
 const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 const MAX_REPORTED_ERRORS = 5;
 
+/** The sentence for a request none of whose records was accepted. */
+export function noValidLogs(r: AcceptResult): string {
+  return `No valid logs found: ${r.errors.join('; ')}${r.rejected > r.errors.length ? ` (and ${r.rejected - r.errors.length} more)` : ''}.`;
+}
+
 export interface IngestPipeline {
   /** The presented ingest token (Bearer, ApiKey, X-API-Key or Basic password); throws 401. */
   authenticate(req: FastifyRequest): ResolvedToken;

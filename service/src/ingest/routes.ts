@@ -5,7 +5,7 @@ import type { Context } from '../context.ts';
 import { HttpError, badRequest } from '../http/errors.ts';
 import type { App } from '../http/app.ts';
 import { splitJsonValues, splitLines } from './json-text.ts';
-import type { Ingest } from './pipeline.ts';
+import { noValidLogs, type Ingest } from './pipeline.ts';
 import type { IngestDeps } from './plugin.ts';
 import type { IncomingRecord } from './types.ts';
 
@@ -36,7 +36,7 @@ export async function ingestRoutes(app: App, { pipeline }: IngestDeps) {
     if (records.length === 0) throw badRequest('No log records found in the request body.');
     const r = await pipeline.accept(token, records);
     if (r.accepted === 0) {
-      throw new HttpError(400, `No valid logs found: ${r.errors.join('; ')}${r.rejected > r.errors.length ? ` (and ${r.rejected - r.errors.length} more)` : ''}.`);
+      throw new HttpError(400, noValidLogs(r));
     }
     const summary = { accepted: r.accepted, rejected: r.rejected, errors: r.errors, durable: r.durable };
     // Counts at the top level too: shippers and scripts read them without unwrapping.

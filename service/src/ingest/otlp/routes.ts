@@ -5,6 +5,7 @@
 // Only logs are served here: /v1/traces and /v1/metrics stay unknown routes (404).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../http/errors.ts';
+import { noValidLogs } from '../pipeline.ts';
 import type { IngestRoutes } from '../plugin.ts';
 import { OtlpPayloadError, contentTypeOf, decodeRequest, encodeExportResponse, encodeStatus, toIncomingRecords, type OtlpFormat } from './decode.ts';
 
@@ -37,7 +38,7 @@ export const otlpRoutes: IngestRoutes = async (app, { pipeline }) => {
       if (records.length === 0) return reply.code(200).type(contentTypeOf(format)).send(encodeExportResponse(format));
       const r = await pipeline.accept(token, records);
       if (r.accepted === 0) {
-        return fail(reply, format, 400, `No valid logs found: ${r.errors.join('; ')}${r.rejected > r.errors.length ? ` (and ${r.rejected - r.errors.length} more)` : ''}.`);
+        return fail(reply, format, 400, noValidLogs(r));
       }
       const partial = r.rejected > 0 ? { rejected: r.rejected, errorMessage: r.errors.join('; ') } : undefined;
       return reply.code(200).type(contentTypeOf(format)).send(encodeExportResponse(format, partial));
