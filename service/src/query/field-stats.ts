@@ -3,6 +3,8 @@
 // (GET /api/v1/query/fields, GET /api/v1/logs/fields).
 import type { Analytics } from '../storage/clickhouse.ts';
 import { asNumberOrNull, asText } from './plan/columns.ts';
+import { Params } from './plan/params.ts';
+import { conjunction, rangeConditions } from './plan/pipeline.ts';
 import type { CompiledQuery } from './compile.ts';
 import { chTime } from './compile.ts';
 import { executableSql } from './run.ts';
@@ -97,16 +99,18 @@ export async function fieldCatalog(
   start: Date,
   end: Date,
 ): Promise<{ sampled: number; fields: CatalogField[] }> {
+  const params = new Params();
+  const range = conjunction(rangeConditions(params, { fractalIds, start: chTime(start), end: chTime(end) }));
   const rs = await ch.client.query({
     query: `SELECT path, argMax(type, n) AS type, sum(n) AS count, any(total) AS total FROM (
         SELECT path, type, count() AS n, any(total) AS total FROM (
           SELECT JSONAllPathsWithTypes(fields) AS m, count() OVER () AS total FROM ${ch.table('logs')}
-          WHERE fractal_id IN {ids:Array(UUID)} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}
+          WHERE ${range}
           ORDER BY timestamp DESC LIMIT ${CATALOG_SAMPLE}
         ) ARRAY JOIN mapKeys(m) AS path, mapValues(m) AS type
         GROUP BY path, type
       ) GROUP BY path ORDER BY count DESC, path`,
-    query_params: { ids: fractalIds, start: chTime(start), end: chTime(end) },
+    query_params: params.values,
     format: 'JSONEachRow',
   });
   const rows = (await rs.json()) as Array<{ path: string; type: string; count: string | number; total: string | number }>;
