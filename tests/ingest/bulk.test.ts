@@ -11,6 +11,7 @@ import type { IngestPipeline } from '../../service/src/ingest/pipeline.ts';
 import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import type { AcceptResult, IncomingRecord } from '../../service/src/ingest/types.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
 import { waitForLogs } from '../support/logs.ts';
 
 let a: TestAppliance;
@@ -25,12 +26,6 @@ after(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await a.dispose();
 });
-
-async function newFractal(name: string) {
-  const r = await admin.post('/api/v1/fractals', { name });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return { id: r.body.data.id as string, token: r.body.data.default_ingest_token as string };
-}
 
 function esClient(auth: ConstructorParameters<typeof EsClient>[0]['auth']): EsClient {
   const c = new EsClient({ node: a.url, auth, maxRetries: 0 });
@@ -70,7 +65,7 @@ describe('the official Elasticsearch client', () => {
   ];
   for (const [how, auth] of cases) {
     test(`helpers.bulk delivers every document with the token as ${how}`, async () => {
-      const f = await newFractal(`es-client-${how.split(' ')[0]!.toLowerCase()}`);
+      const f = await ingestFractal(admin, `es-client-${how.split(' ')[0]!.toLowerCase()}`);
       const client = esClient(auth(f.token));
       const docs = Array.from({ length: 25 }, (_, i) => ({ '@timestamp': new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(), n: i, msg: `doc ${i}` }));
       const dropped: unknown[] = [];
@@ -97,7 +92,7 @@ describe('the official Elasticsearch client', () => {
   }
 
   test('info() and ping() work, with and without credentials', async () => {
-    const f = await newFractal('es-info');
+    const f = await ingestFractal(admin, 'es-info');
     const info = await esClient({ bearer: f.token }).info();
     assert.match(info.version.number, /^8\.\d+\.\d+$/);
     assert.equal(info.version.build_flavor, 'default');
@@ -109,7 +104,7 @@ describe('the official Elasticsearch client', () => {
   });
 
   test('client.bulk reports a refused item and the client refuses a wrong token', async () => {
-    const f = await newFractal('es-client-bulk');
+    const f = await ingestFractal(admin, 'es-client-bulk');
     const client = esClient({ apiKey: f.token });
     const r = await client.bulk({ operations: [{ index: { _index: 'x' } }, { a: 1 }, { delete: { _index: 'x', _id: '1' } }] });
     assert.equal(r.errors, true);
@@ -124,7 +119,7 @@ describe('the official Elasticsearch client', () => {
 
 describe('POST /_bulk with raw NDJSON', () => {
   test('index with and without _index, create, and bad items: per-item statuses, the good ones stored', async () => {
-    const f = await newFractal('raw-mixed');
+    const f = await ingestFractal(admin, 'raw-mixed');
     const r = await bulk(
       f.token,
       nd(
@@ -177,7 +172,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('all items fine: errors is false', async () => {
-    const f = await newFractal('raw-ok');
+    const f = await ingestFractal(admin, 'raw-ok');
     const r = await bulk(f.token, nd({ create: { _index: 'a' } }, { msg: 1 }, { create: { _index: 'a' } }, { msg: 2 }));
     assert.equal(r.status, 200);
     assert.equal(r.body.errors, false);
@@ -186,7 +181,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('an integer beyond 2^64 is stored exactly', async () => {
-    const f = await newFractal('bigint');
+    const f = await ingestFractal(admin, 'bigint');
     const body = '{"index":{"_index":"big"}}\n{"big":18446744073709551617,"neg":-92233720368547758090,"nested":{"id":123456789012345678901234567890},"small":7}\n';
     const r = await bulk(f.token, body);
     assert.equal(r.status, 200);
@@ -206,7 +201,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('a body that cannot be read as bulk requests is a 400 in the format\'s error shape', async () => {
-    const f = await newFractal('raw-bad');
+    const f = await ingestFractal(admin, 'raw-bad');
     for (const body of ['this is not json at all\n', nd({ bogus: {} }, { a: 1 }), '', '\n\n']) {
       const r = await bulk(f.token, body);
       assert.equal(r.status, 400, body);
@@ -230,7 +225,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('credentials the ways shippers send them: X-API-Key, ApiKey, Basic with the token as password', async () => {
-    const f = await newFractal('raw-auth');
+    const f = await ingestFractal(admin, 'raw-auth');
     const basic = (user: string) => `Basic ${Buffer.from(`${user}:${f.token}`).toString('base64')}`;
     for (const headers of [
       { 'x-api-key': f.token },
@@ -245,7 +240,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('a gzip-compressed body', async () => {
-    const f = await newFractal('raw-gzip');
+    const f = await ingestFractal(admin, 'raw-gzip');
     const r = await bulk(f.token, gzipSync(nd({ index: { _index: 'z' } }, { msg: 'zipped' }, { create: {} }, { msg: 'too' })), { 'content-encoding': 'gzip' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.errors, false);
@@ -258,7 +253,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('/{index}/_bulk (POST and PUT) uses the path index as the default _index', async () => {
-    const f = await newFractal('path-index');
+    const f = await ingestFractal(admin, 'path-index');
     const r = await bulk(f.token, nd({ index: {} }, { msg: 'from path' }, { index: { _index: 'own' } }, { msg: 'own index' }), {}, '/shipper-a/_bulk');
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.items.map((i: any) => i.index._index), ['shipper-a', 'own']);
@@ -273,7 +268,7 @@ describe('POST /_bulk with raw NDJSON', () => {
   });
 
   test('the content types real clients send, answered in kind', async () => {
-    const f = await newFractal('ctypes');
+    const f = await ingestFractal(admin, 'ctypes');
     for (const ct of ['application/x-ndjson', 'application/json', 'application/vnd.elasticsearch+x-ndjson; compatible-with=8']) {
       const r = await bulk(f.token, nd({ index: {} }, { ct }), { 'content-type': ct, accept: ct.includes('vnd') ? 'application/vnd.elasticsearch+json; compatible-with=8' : 'application/json' });
       assert.equal(r.status, 200, ct);
@@ -305,7 +300,7 @@ describe('what shippers probe before they send', () => {
   });
 
   test('a presented credential must be a valid ingest token; none is fine', async () => {
-    const f = await newFractal('probe-auth');
+    const f = await ingestFractal(admin, 'probe-auth');
     assert.equal((await http('GET', '/_license')).status, 200);
     assert.equal((await http('GET', '/_license', { headers: { authorization: `Bearer ${f.token}` } })).status, 200);
     const bad = await http('GET', '/', { headers: { authorization: 'Basic ' + Buffer.from('elastic:changeme').toString('base64') } });
@@ -315,7 +310,7 @@ describe('what shippers probe before they send', () => {
   });
 
   test('license, xpack, templates, lifecycle, data streams, nodes, health and indices answer plausibly', async () => {
-    const f = await newFractal('probes');
+    const f = await ingestFractal(admin, 'probes');
     const h = { authorization: `Bearer ${f.token}`, 'content-type': 'application/json' };
     const get = (p: string) => http('GET', p, { headers: h });
     const put = (p: string, body: unknown = {}) => http('PUT', p, { headers: h, body: JSON.stringify(body) });

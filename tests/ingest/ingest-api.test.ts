@@ -3,21 +3,11 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs, waitForLogs } from '../support/logs.ts';
 
 let a: TestAppliance;
 let admin: Client;
-
-async function newFractal(name: string, token: Record<string, unknown> = {}) {
-  const f = (await admin.post('/api/v1/fractals', { name })).body.data;
-  let value = f.default_ingest_token as string;
-  if (Object.keys(token).length) {
-    const t = await admin.post(`/api/v1/fractals/${f.id}/ingest-tokens`, { name: 'custom', ...token });
-    assert.equal(t.status, 201, JSON.stringify(t.body));
-    value = t.body.data.token;
-  }
-  return { id: f.id as string, token: value };
-}
 
 function send(token: string | null, body: string | Buffer, headers: Record<string, string> = {}) {
   return fetch(`${a.url}/api/v1/ingest`, {
@@ -35,7 +25,7 @@ after(() => a.dispose());
 
 describe('accepted formats', () => {
   test('a JSON array, a single object and NDJSON are all accepted, and the content is sniffed', async () => {
-    const f = await newFractal('formats');
+    const f = await ingestFractal(admin, 'formats');
     const arr = await send(f.token, JSON.stringify([{ msg: 'one' }, { msg: 'two' }]));
     assert.equal(arr.status, 200);
     assert.deepEqual([arr.body.accepted, arr.body.rejected, arr.body.durable], [2, 0, true]);
@@ -52,7 +42,7 @@ describe('accepted formats', () => {
   });
 
   test('nested objects are flattened with dots, types are kept, raw is the original record', async () => {
-    const f = await newFractal('shape');
+    const f = await ingestFractal(admin, 'shape');
     const rec = '{"http":{"status":503,"method":"GET"},"ok":false,"ratio":0.5,"tags":["a","b"],"note":null}';
     assert.equal((await send(f.token, rec)).status, 200);
     const [row] = await waitForLogs(a, f.id, 1);
@@ -66,7 +56,7 @@ describe('accepted formats', () => {
   });
 
   test('a gzip body is accepted', async () => {
-    const f = await newFractal('gzip');
+    const f = await ingestFractal(admin, 'gzip');
     const r = await send(f.token, gzipSync('{"msg":"zipped"}\n{"msg":"again"}\n'), { 'content-encoding': 'gzip' });
     assert.equal(r.status, 200);
     assert.equal(r.body.accepted, 2);
@@ -76,7 +66,7 @@ describe('accepted formats', () => {
 
 describe('timestamps', () => {
   test('precedence and formats follow the spec', async () => {
-    const f = await newFractal('times', { timestamp_fields: ['event_time'] });
+    const f = await ingestFractal(admin, 'times', { timestamp_fields: ['event_time'] });
     const lines = [
       { id: 'token-field', event_time: '2026-03-01T10:00:00Z', timestamp: '2020-01-01T00:00:00Z' },
       { id: 'timestamp', timestamp: '2026-03-02 11:00:00.123456789', '@timestamp': '2020-01-01T00:00:00Z' },
@@ -101,7 +91,7 @@ describe('timestamps', () => {
   test('a record without a timestamp gets the ingestion time; settings fields come before the defaults', async () => {
     assert.equal((await admin.put('/api/v1/settings', { timestamp_fields: ['when'] })).status, 200);
     try {
-      const f = await newFractal('times2');
+      const f = await ingestFractal(admin, 'times2');
       const before = Date.now();
       await send(f.token, '{"id":"none"}\n{"id":"settings","when":"2025-05-05T05:05:05Z","timestamp":"2020-01-01T00:00:00Z"}');
       const rows = await waitForLogs(a, f.id, 2);
@@ -118,7 +108,7 @@ describe('timestamps', () => {
 
 describe('parsers and normalizers chosen by the token', () => {
   test('kv token: quoting and escapes', async () => {
-    const f = await newFractal('kv', { parser_type: 'kv' });
+    const f = await ingestFractal(admin, 'kv', { parser_type: 'kv' });
     const r = await send(f.token, 'user=alice action="log in" note=\'say "hi"\' path="C:\\\\temp"\nuser=bob status=200', { 'content-type': 'text/plain' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const rows = await waitForLogs(a, f.id, 2);
@@ -130,7 +120,7 @@ describe('parsers and normalizers chosen by the token', () => {
   });
 
   test('syslog token: RFC 5424 with structured data and RFC 3164', async () => {
-    const f = await newFractal('syslog', { parser_type: 'syslog' });
+    const f = await ingestFractal(admin, 'syslog', { parser_type: 'syslog' });
     const lines = [
       '<165>1 2026-02-03T04:05:06.789Z fw01 sshd 4242 ID47 [exampleSDID@32473 iut="3" eventSource="Application"] Failed password for root',
       '<34>Oct 11 22:14:15 mymachine su[123]: \'su root\' failed for lonvick on /dev/pts/8',
@@ -153,7 +143,7 @@ describe('parsers and normalizers chosen by the token', () => {
   });
 
   test('built-in normalization and configured rules bring shippers onto one name', async () => {
-    const f = await newFractal('norm', {
+    const f = await ingestFractal(admin, 'norm', {
       normalization: true,
       normalizers: [
         { type: 'rename', from: 'Computer', to: 'host' },
@@ -171,7 +161,7 @@ describe('parsers and normalizers chosen by the token', () => {
     assert.equal(third.fields.level, 'warning');
     assert.equal(third.fields.Computer, undefined);
 
-    const off = await newFractal('norm-off', { normalization: false });
+    const off = await ingestFractal(admin, 'norm-off', { normalization: false });
     await send(off.token, '{"SourceIP":"10.0.0.9"}');
     const [row] = await waitForLogs(a, off.id, 1);
     assert.equal(row!.fields.SourceIP, '10.0.0.9');
@@ -180,7 +170,7 @@ describe('parsers and normalizers chosen by the token', () => {
 
 describe('bad input', () => {
   test('status table: 401 without or with a bad token, 400 for bad payloads, 413 over the limit', async () => {
-    const f = await newFractal('bad');
+    const f = await ingestFractal(admin, 'bad');
     const none = await send(null, '{"a":1}');
     assert.equal(none.status, 401);
     assert.match(none.body.error, /ingest token/);
@@ -213,7 +203,7 @@ describe('bad input', () => {
   });
 
   test('good records of a partly bad batch are kept; the response says how many and why', async () => {
-    const f = await newFractal('partial');
+    const f = await ingestFractal(admin, 'partial');
     const r = await send(f.token, '{"n":1}\nnot json\n{"n":2}\n42\n{"n":3}');
     assert.equal(r.status, 200);
     assert.equal(r.body.accepted, 3);
@@ -225,7 +215,7 @@ describe('bad input', () => {
   });
 
   test('hostile but valid records are stored faithfully', async () => {
-    const f = await newFractal('hostile');
+    const f = await ingestFractal(admin, 'hostile');
     let deep: Record<string, unknown> = { leaf: 'bottom' };
     for (let i = 0; i < 200; i++) deep = { d: deep };
     const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, i]));
@@ -265,7 +255,7 @@ describe('backpressure', () => {
 });
 
 test('every accepted log is countable in storage', async () => {
-  const f = await newFractal('count');
+  const f = await ingestFractal(admin, 'count');
   const lines = Array.from({ length: 12_345 }, (_, i) => JSON.stringify({ i, msg: `event ${i}` })).join('\n');
   const r = await send(f.token, lines);
   assert.equal(r.body.accepted, 12_345);

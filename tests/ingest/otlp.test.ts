@@ -18,6 +18,7 @@ import type { IngestPipeline } from '../../service/src/ingest/pipeline.ts';
 import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import type { AcceptResult, IncomingRecord } from '../../service/src/ingest/types.ts';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
 import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -33,19 +34,6 @@ before(async () => {
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
 });
 after(() => a?.dispose());
-
-async function newFractal(name: string, token: Record<string, unknown> = {}) {
-  const r = await admin.post('/api/v1/fractals', { name });
-  assert.equal(r.status < 300, true, JSON.stringify(r.body));
-  const f = r.body.data;
-  let value = f.default_ingest_token as string;
-  if (Object.keys(token).length) {
-    const t = await admin.post(`/api/v1/fractals/${f.id}/ingest-tokens`, { name: 'otlp', ...token });
-    assert.equal(t.status, 201, JSON.stringify(t.body));
-    value = t.body.data.token;
-  }
-  return { id: f.id as string, token: value };
-}
 
 interface Row {
   f: string; // toJSONString(fields), exact digits
@@ -118,7 +106,7 @@ describe('the real OpenTelemetry exporters', () => {
   for (const [kind, gzip] of [['proto', false], ['proto', true], ['json', false], ['json', true]] as const) {
     test(`${kind}${gzip ? ' + gzip' : ''}: every mapped field and the timestamp are stored`, async () => {
       const name = `otlp-${kind}${gzip ? '-gzip' : ''}`;
-      const f = await newFractal(name);
+      const f = await ingestFractal(admin, name);
       const res = await exportWith(kind, f.token, await sdkRecordsFor(name), gzip);
       assert.equal(res.code, 0, `export failed: ${res.error?.message}`);
       const [r1, r2] = await rows(f.id, 2);
@@ -180,11 +168,11 @@ function post(token: string | null, body: string | Buffer | Uint8Array, type: st
 describe('hand-written requests', () => {
   let f: { id: string; token: string };
   before(async () => {
-    f = await newFractal('otlp-hand');
+    f = await ingestFractal(admin, 'otlp-hand');
   });
 
   test('OTLP JSON in snake_case with int64 at the limits; observed time; response {}', async () => {
-    const g = await newFractal('otlp-json-limits');
+    const g = await ingestFractal(admin, 'otlp-json-limits');
     const text = `{"resource_logs":[{"resource":{"attributes":[{"key":"service.name","value":{"string_value":"api"}}]},
       "scope_logs":[{"scope":{"name":"s"},"log_records":[{"time_unix_nano":"0","observed_time_unix_nano":"${SEC}000000042",
       "severity_number":13,"trace_id":"${TRACE_ID.toUpperCase()}","body":{"int_value":"9223372036854775807"},
@@ -207,7 +195,7 @@ describe('hand-written requests', () => {
   });
 
   test('no timestamp in the record: the ingestion time', async () => {
-    const g = await newFractal('otlp-no-time');
+    const g = await ingestFractal(admin, 'otlp-no-time');
     const r = await post(g.token, JSON.stringify(otlpJson([{ body: { stringValue: 'timeless' } }])), 'application/json');
     assert.equal(r.status, 200);
     const [row] = await rows(g.id, 1);
@@ -279,7 +267,7 @@ describe('hand-written requests', () => {
 
 describe("the token's normalizers", () => {
   test('a rename rule applies to OTLP attribute names', async () => {
-    const f = await newFractal('otlp-normalized', {
+    const f = await ingestFractal(admin, 'otlp-normalized', {
       normalizers: [{ type: 'rename', from: 'resource.service.name', to: 'service' }],
     });
     const res = await exportWith('proto', f.token, await sdkRecordsFor('normalized'));

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs, waitForLogs } from '../support/logs.ts';
 
 let a: TestAppliance;
@@ -12,10 +13,6 @@ before(async () => {
 });
 after(() => a.dispose());
 
-async function fractalWithToken(name: string) {
-  const f = (await admin.post('/api/v1/fractals', { name })).body.data;
-  return { id: f.id as string, token: f.default_ingest_token as string };
-}
 const send = (token: string, lines: object[]) =>
   fetch(`${a.url}/api/v1/ingest`, {
     method: 'POST',
@@ -26,7 +23,7 @@ const send = (token: string, lines: object[]) =>
 const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
 
 test('retention removes logs older than the window as soon as it is set', async () => {
-  const f = await fractalWithToken('retained');
+  const f = await ingestFractal(admin, 'retained');
   await send(f.token, [
     { age: 'old', timestamp: daysAgo(40) },
     { age: 'older', timestamp: daysAgo(400) },
@@ -45,7 +42,7 @@ test('retention removes logs older than the window as soon as it is set', async 
 });
 
 test('a reject quota refuses new logs with 429 until it is raised, and the pressure report says why', async () => {
-  const f = await fractalWithToken('quota-reject');
+  const f = await ingestFractal(admin, 'quota-reject');
   await send(f.token, Array.from({ length: 50 }, (_, i) => ({ i, pad: 'p'.repeat(100) })));
   await waitForLogs(a, f.id, 50);
   const q = await admin.put(`/api/v1/fractals/${f.id}/disk-quota`, { quota_bytes: 1000, action: 'reject' });
@@ -64,7 +61,7 @@ test('a reject quota refuses new logs with 429 until it is raised, and the press
 });
 
 test('a rollover quota drops the oldest logs until the fractal fits', async () => {
-  const f = await fractalWithToken('quota-rollover');
+  const f = await ingestFractal(admin, 'quota-rollover');
   const lines = Array.from({ length: 100 }, (_, i) => ({ i, timestamp: daysAgo(100 - i), pad: 'q'.repeat(200) }));
   await send(f.token, lines);
   const all = await waitForLogs(a, f.id, 100);
@@ -81,7 +78,7 @@ test('a rollover quota drops the oldest logs until the fractal fits', async () =
 });
 
 test('quota and retention bodies are validated', async () => {
-  const f = await fractalWithToken('validate');
+  const f = await ingestFractal(admin, 'validate');
   const bad = await admin.put(`/api/v1/fractals/${f.id}/disk-quota`, { quota_bytes: 10, action: 'explode' });
   assert.equal(bad.status, 400);
   assert.match(bad.body.error, /action/);
