@@ -150,12 +150,7 @@ export interface FractalStats {
   newest: string | number | null;
 }
 
-export interface IngestToken {
-  id: Id;
-  name: string;
-  token: string;
-  parser_type: string;
-  enabled: boolean;
-}
-
 export const enc = (id: Id): string => encodeURIComponent(String(id));
+
+/** GET /fractals/{id}/stats: what one fractal holds (the overview's figures, the search's "all data" span). */
+export const fractalStats = (id: Id) => get<FractalStats>(`/fractals/${enc(id)}/stats`);

@@ -3,7 +3,7 @@
 // and read their answer here; the stream is read with a ReadableStream reader and parsed as server-sent
 // events (EventSource cannot POST). Aborting the signal closes the connection, and the service stops the
 // query. A 401 anywhere shows sign-in (send() reports it).
-import { ApiError, enc, get, post, send, type FractalStats, type Id } from '../api.ts';
+import { ApiError, fractalStats, get, post, send, type Id } from '../api.ts';
 import { SseParser } from './sse.ts';
 import type { Span } from './time.ts';
 
@@ -229,7 +229,7 @@ export function loadFieldStats(body: QueryBody & { field: string; limit?: number
 
 /** The union of the stats of these fractals (a fractal alone, or a prism's members); null when they hold nothing. */
 export async function loadSpan(fractalIds: Id[]): Promise<(Span & { count: number }) | null> {
-  const all = await Promise.allSettled(fractalIds.map((id) => get<FractalStats>(`/fractals/${enc(id)}/stats`)));
+  const all = await Promise.allSettled(fractalIds.map(fractalStats));
   let oldest: Date | null = null;
   let newest: Date | null = null;
   let count = 0;
