@@ -40,7 +40,6 @@ const ListQuery = Type.Object({
   limit: Type.Optional(Type.String()),
   offset: Type.Optional(Type.String()),
 });
-type ListParams = { fractal_id?: string; prism_id?: string; tag?: string; keyword?: string; limit?: string; offset?: string };
 
 const Tags = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 });
 const CommentIds = Type.Array(Uuid, { minItems: 1, maxItems: MAX_BULK });
@@ -49,7 +48,7 @@ const LogParams = Type.Object({ log_id: Uuid });
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-function page(q: ListParams): { limit: number; offset: number } {
+function page(q: { limit?: string; offset?: string }): { limit: number; offset: number } {
   const int = (name: 'limit' | 'offset', fallback: number, min: number, max: number) => {
     const text = q[name];
     if (text === undefined || text === '') return fallback;
@@ -85,7 +84,7 @@ export async function commentRoutes(app: App, ctx: Context) {
 
   // Static paths first in the reader's eye; the router prefers them over /comments/:id anyway.
   app.get('/api/v1/comments/flat', { config: authenticated, schema: { querystring: ListQuery } }, async (req, reply) => {
-    const q = req.query as ListParams;
+    const q = req.query;
     const scope = resolveReadScope(ctx, req.principal, q);
     const { rows, total } = ctx.comments.list(scope.fractalIds, listFilter(q), page(q));
     const access = accessFor(ctx, req.principal!);
@@ -93,12 +92,12 @@ export async function commentRoutes(app: App, ctx: Context) {
   });
 
   app.get('/api/v1/comments/tags', { config: authenticated, schema: { querystring: Type.Object(Scope) } }, async (req) => {
-    const scope = resolveReadScope(ctx, req.principal, req.query as ListParams);
+    const scope = resolveReadScope(ctx, req.principal, req.query);
     return ok(ctx.comments.tagCounts(scope.fractalIds));
   });
 
   app.get('/api/v1/logs/commented', { config: authenticated, schema: { querystring: ListQuery } }, async (req, reply) => {
-    const q = req.query as ListParams;
+    const q = req.query;
     const scope = resolveReadScope(ctx, req.principal, q);
     const { rows, total } = ctx.comments.commentedLogs(scope.fractalIds, listFilter(q), page(q));
     return withTotal(reply, total, rows);
@@ -138,13 +137,13 @@ export async function commentRoutes(app: App, ctx: Context) {
   });
 
   app.get('/api/v1/logs/:log_id/comments', { config: authenticated, schema: { params: LogParams, querystring: Type.Object(Scope) } }, async (req) => {
-    const scope = resolveReadScope(ctx, req.principal, req.query as ListParams);
+    const scope = resolveReadScope(ctx, req.principal, req.query);
     const access = accessFor(ctx, req.principal!);
     return ok(ctx.comments.forLog(scope.fractalIds, req.params.log_id.toLowerCase()).map((c) => view(c, access)));
   });
 
   app.delete('/api/v1/logs/:log_id/comments', { config: authenticated, schema: { params: LogParams, querystring: Type.Object(Scope) } }, async (req) => {
-    const fractalIds = resolveWriteScope(ctx, req.principal!, req.query as ListParams);
+    const fractalIds = resolveWriteScope(ctx, req.principal!, req.query);
     return ok({ deleted: deleteLogComments(ctx, req.principal!, fractalIds, req.params.log_id) });
   });
 }
