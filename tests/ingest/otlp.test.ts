@@ -19,6 +19,7 @@ import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import type { AcceptResult, IncomingRecord } from '../../service/src/ingest/types.ts';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
+import { waitForLogs } from '../support/logs.ts';
 import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -35,40 +36,12 @@ before(async () => {
 });
 after(() => a?.dispose());
 
-interface Row {
-  f: string; // toJSONString(fields), exact digits
-  fields: Record<string, unknown>; // the same, parsed and flattened back to dotted names
-  ts: string;
-  its: string;
-  raw: string;
-}
-
-/** ClickHouse returns dotted JSON paths nested; flatten them back to field names. */
-function flat(o: Record<string, unknown>, prefix = '', out: Record<string, unknown> = {}) {
-  for (const [k, v] of Object.entries(o)) {
-    const name = prefix ? `${prefix}.${k}` : k;
-    if (v && typeof v === 'object' && !Array.isArray(v)) flat(v as Record<string, unknown>, name, out);
-    else out[name] = v;
-  }
-  return out;
-}
-
-/** Polls storage until the fractal holds n logs (the pipeline stores asynchronously). */
-async function rows(fractalId: string, n: number, timeoutMs = 10_000): Promise<Row[]> {
-  const ch = a.context.ch;
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const rs = await ch.client.query({
-      query: `SELECT toJSONString(fields) AS f, toString(timestamp) AS ts, toString(ingest_timestamp) AS its, raw
-              FROM ${ch.table('logs')} WHERE fractal_id = {id:UUID} ORDER BY timestamp, raw`,
-      query_params: { id: fractalId },
-      format: 'JSONEachRow',
-    });
-    const got = (await rs.json()) as Array<Omit<Row, 'fields'>>;
-    if (got.length >= n) return got.map((r) => ({ ...r, fields: flat(JSON.parse(r.f)) }));
-    if (Date.now() > until) throw new Error(`expected ${n} logs in fractal ${fractalId}, found ${got.length} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/**
+ * The fractal's logs once it holds n, in the names this file's checks use: `f` is the fields' JSON
+ * text (exact digits), `fields` the same flattened to dotted names.
+ */
+async function rows(fractalId: string, n: number) {
+  return (await waitForLogs(a, fractalId, n)).map((r) => ({ f: r.fields_json, fields: r.fields, ts: r.timestamp, its: r.ingest_timestamp, raw: r.raw }));
 }
 
 /** The rich record and a map body, made by the real SDK; the resource names the test case. */

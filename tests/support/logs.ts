@@ -7,6 +7,8 @@ export interface StoredLog {
   ingest_timestamp: string;
   raw: string;
   fields: Record<string, unknown>;
+  /** The fields as the engine's JSON text: numbers with every digit (`fields` has them as doubles). */
+  fields_json: string;
 }
 
 export async function storedLogs(a: Appliance, fractalId: string): Promise<StoredLog[]> {
@@ -18,8 +20,8 @@ export async function storedLogs(a: Appliance, fractalId: string): Promise<Store
     query_params: { id: fractalId },
     format: 'JSONEachRow',
   });
-  const rows = (await rs.json()) as Array<Omit<StoredLog, 'fields'> & { fields: string }>;
-  return rows.map((r) => ({ ...r, fields: flat(JSON.parse(r.fields) as Record<string, unknown>) }));
+  const rows = (await rs.json()) as Array<Omit<StoredLog, 'fields' | 'fields_json'> & { fields: string }>;
+  return rows.map((r) => ({ ...r, fields: flat(JSON.parse(r.fields) as Record<string, unknown>), fields_json: r.fields }));
 }
 
 /** ClickHouse's JSON column returns dotted paths nested; flatten them back to field names. */
