@@ -5,6 +5,7 @@ import { ok } from '../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import type { App } from '../http/app.ts';
 import { hashPassword } from './passwords.ts';
+import type { UserRow } from './principal.ts';
 import { publicUser } from './users-store.ts';
 
 const Username = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' });
@@ -16,6 +17,12 @@ export async function usersRoutes(app: App, ctx: Context) {
     const u = ctx.users.byName(username);
     if (!u) throw notFound(`User "${username}" not found.`);
     return u;
+  };
+  /** Refuses to take away the last enabled administrator (by demotion, disabling or deletion). */
+  const keepAnAdmin = (u: UserRow) => {
+    if (u.is_admin === 1 && u.enabled === 1 && ctx.users.countEnabledAdmins() <= 1) {
+      throw badRequest('This is the last enabled administrator; make another user an administrator first.');
+    }
   };
 
   app.get('/api/v1/users', { config: admin }, async () => ok(ctx.users.list().map(publicUser)));
@@ -57,10 +64,7 @@ export async function usersRoutes(app: App, ctx: Context) {
     async (req) => {
       const u = find(req.params.username);
       const b = req.body;
-      const losesAdmin = u.is_admin === 1 && u.enabled === 1 && (b.is_admin === false || b.enabled === false);
-      if (losesAdmin && ctx.users.countEnabledAdmins() <= 1) {
-        throw badRequest('This is the last enabled administrator; make another user an administrator first.');
-      }
+      if (b.is_admin === false || b.enabled === false) keepAnAdmin(u);
       const updated = ctx.users.update(u.id, {
         passwordHash: b.password ? await hashPassword(b.password) : undefined,
         isAdmin: b.is_admin,
@@ -76,9 +80,7 @@ export async function usersRoutes(app: App, ctx: Context) {
     const u = find(req.params.username);
     const p = req.principal!;
     if (p.kind === 'user' && p.user.id === u.id) throw badRequest('You cannot delete your own account.');
-    if (u.is_admin === 1 && u.enabled === 1 && ctx.users.countEnabledAdmins() <= 1) {
-      throw badRequest('This is the last enabled administrator; make another user an administrator first.');
-    }
+    keepAnAdmin(u);
     ctx.users.delete(u.id);
     return ok({ deleted: true });
   });
