@@ -35,7 +35,7 @@ export function encodeCursor(c: PageCursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-export function decodeCursor(text: string): PageCursor {
+function decodeCursor(text: string): PageCursor {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as PageCursor;
     if (typeof c.t === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(c.t) && typeof c.id === 'string' && /^[0-9a-f-]{36}$/i.test(c.id)) return c;
@@ -67,7 +67,7 @@ export interface CompiledQuery {
 /** ClickHouse DateTime64 text for a Date (UTC, nanosecond scale accepts milliseconds). */
 export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
-export const AGGREGATED_CAP = 10_000;
+const AGGREGATED_CAP = 10_000;
 
 export function compileQuery(text: string, options: CompileOptions): CompiledQuery {
   const ast = parseQuery(text);

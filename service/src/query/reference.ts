@@ -2,7 +2,7 @@
 // operators of query-language.md §2, so the editor's completion and docs cannot drift.
 import { COMMANDS } from './commands/registry.ts';
 
-export const OPERATORS = [
+const OPERATORS = [
   { op: '=', description: 'equals as text (numeric columns compare numerically); a comma list means any of' },
   { op: '!=', description: 'not equal; with a list, none of' },
   { op: '=*', description: 'f=* : the field is present and non-empty (f!=* : absent or empty)' },

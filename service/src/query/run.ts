@@ -100,7 +100,7 @@ export async function runQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOpt
 }
 
 /** Turns engine rows (arrays in column order) into the response's row objects. */
-export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
+function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
   // Worked out once per query, not per row.
   const cols = q.columns;
   const at = (name: string) => cols.findIndex((c) => c.name === name);
@@ -171,7 +171,7 @@ export function unpackFields(json: string): Record<string, string> {
 
 // ---- histogram (query-language.md §5) -----------------------------------------------------------
 
-export function histogramBucketSeconds(start: Date, end: Date): number {
+function histogramBucketSeconds(start: Date, end: Date): number {
   const range = (end.getTime() - start.getTime()) / 1000;
   let b = range <= 3600 ? 30 : range <= 86400 ? 900 : range <= 7 * 86400 ? 3600 : range <= 30 * 86400 ? 10800 : range <= 365 * 86400 ? 86400 : 604800;
   while (range / b > 5000) b *= 2;

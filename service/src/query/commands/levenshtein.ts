@@ -14,7 +14,7 @@ const MAX_CHARS = 65536;
  * (editDistanceUTF8, no transpositions). Inputs longer than these functions take (65536 characters,
  * resp. bytes) give an empty (null) distance instead of failing the query.
  */
-export function distanceSql(a: string, b: string): string {
+function distanceSql(a: string, b: string): string {
   const alphabet = `arrayDistinct(arrayConcat(ngrams(${a}, 1), ngrams(${b}, 1)))`;
   const mapped = (s: string) => `arrayStringConcat(arrayMap(c -> char(indexOf(${alphabet}, c)), ngrams(${s}, 1)))`;
   return (

@@ -20,7 +20,7 @@ export function parseSpan(text: string | undefined): TimeSpan {
 export const spanSeconds = (s: TimeSpan): number => s.count * UNIT_SECONDS[s.unit];
 
 /** SQL for the bucket start of `timeSql`; weeks start on Sunday. */
-export function bucketSql(timeSql: string, s: TimeSpan): string {
+function bucketSql(timeSql: string, s: TimeSpan): string {
   if (s.unit === 'w' && s.count === 1) return `toDateTime(toStartOfWeek(${timeSql}, 0), 'UTC')`;
   return `toStartOfInterval(${timeSql}, INTERVAL ${s.count} ${UNIT_SQL[s.unit]})`;
 }

@@ -10,7 +10,7 @@ export type FormatPiece = { kind: 'text'; text: string } | { kind: 'spec'; flags
 const SPEC = /%([-+ #0]*)(\d*)(?:\.(\d*))?(?:hh|h|ll|l|L|q|j|z|t)?([diouxXeEfFgGcs%])/y;
 
 /** Splits a C printf format; a `%` that starts no conversion is literal text (as C libraries print it). */
-export function parseFormat(format: string): FormatPiece[] {
+function parseFormat(format: string): FormatPiece[] {
   const pieces: FormatPiece[] = [];
   let text = '';
   for (let i = 0; i < format.length; ) {

@@ -25,7 +25,7 @@ const SPECIAL: Record<string, (t: string) => string> = {
 type Piece = { kind: 'format'; text: string } | { kind: 'sql'; sql: (t: string) => string };
 
 /** A C format as pieces: runs of formatDateTime text (user text with `%` escaped) and special SQL. */
-export function strftimePieces(format: string): Piece[] {
+function strftimePieces(format: string): Piece[] {
   const pieces: Piece[] = [];
   const text = (s: string) => {
     const last = pieces[pieces.length - 1];
@@ -48,7 +48,7 @@ export function strftimePieces(format: string): Piece[] {
 }
 
 /** A time from any text (§3.5): 19/16/13 digits are epoch ns/µs/ms, anything else a date-time text; NULL if unparseable. */
-export function lenientTime(text: string): string {
+function lenientTime(text: string): string {
   return (
     `multiIf(match(${text}, '^[0-9]{19}$'), fromUnixTimestamp64Nano(toInt64OrNull(${text}), 'UTC'), ` +
     `match(${text}, '^[0-9]{16}$'), fromUnixTimestamp64Micro(toInt64OrNull(${text}), 'UTC'), ` +

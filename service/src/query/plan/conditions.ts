@@ -19,12 +19,12 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 export const isNumeric = (s: string): boolean => NUMBER.test(s);
 
 /** RE2 pattern with the `i` flag folded in as an inline flag. */
-export function regexPattern(pattern: string, flags: string): string {
+function regexPattern(pattern: string, flags: string): string {
   return flags.includes('i') ? `(?i)${pattern}` : pattern;
 }
 
 /** The literal as the serializer writes it in the full text (§1.5): JSON string escaping. */
-export function serializedLiteral(text: string): string {
+function serializedLiteral(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 

@@ -53,11 +53,11 @@ const KEYWORDS: Record<string, TokenType> = { AND: 'AND', OR: 'OR', NOT: 'NOT' }
 /** Names that are FUNCTION tokens when followed by `{` (the block commands; chain/join then report a missing `(`). */
 const BLOCK_NAMES = new Set(['case', 'chain', 'join']);
 
-export const isLetter = (c: string): boolean => LETTER.test(c);
+const isLetter = (c: string): boolean => LETTER.test(c);
 export const isDigit = (c: string): boolean => DIGIT.test(c);
-export const isSpace = (c: string): boolean => SPACE.test(c);
-export const isIdentStart = (c: string): boolean => c === '_' || isLetter(c);
-export const isIdentPart = (c: string): boolean =>
+const isSpace = (c: string): boolean => SPACE.test(c);
+const isIdentStart = (c: string): boolean => c === '_' || isLetter(c);
+const isIdentPart = (c: string): boolean =>
   c === '_' || c === '-' || c === '.' || c === '*' || isLetter(c) || isDigit(c);
 
 const SINGLE: Record<string, TokenType> = {
@@ -190,7 +190,7 @@ export function tokenize(query: string): Token[] {
  * escape, and a `/` inside a character class (`[…]`, where a leading `]` and `[:alpha:]` are
  * literal parts, as in RE2) does not close it. Unterminated bodies run to the end.
  */
-export function scanRegexBody(cs: string[], from: number): { pattern: string; end: number; closed: boolean } {
+function scanRegexBody(cs: string[], from: number): { pattern: string; end: number; closed: boolean } {
   const n = cs.length;
   let i = from;
   let pattern = '';

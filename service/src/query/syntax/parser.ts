@@ -25,7 +25,7 @@ const MAX_STEPS = 100_000;
 const MAX_DEPTH = 128;
 
 const CONDITION_FUNCTIONS = new Set(['in', 'cidr', 'comment', 'comments']);
-export const isConditionFunction = (name: string): boolean => CONDITION_FUNCTIONS.has(name.toLowerCase());
+const isConditionFunction = (name: string): boolean => CONDITION_FUNCTIONS.has(name.toLowerCase());
 
 const COMPARISON_OPS: Partial<Record<TokenType, ComparisonOp>> = {
   EQUAL: '=',
