@@ -1,5 +1,6 @@
 // A fractal to ingest into, made through the API, with the value of the token to send with.
 import assert from 'node:assert/strict';
+import { createFractal } from './api.ts';
 import type { Client } from './appliance.ts';
 
 /**
@@ -7,9 +8,7 @@ import type { Client } from './appliance.ts';
  * normalizers, timestamp_fields, …), a second token made with them instead.
  */
 export async function ingestFractal(admin: Client, name: string, token: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const r = await admin.post('/api/v1/fractals', { name });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  const f = r.body.data;
+  const f = await createFractal(admin, name);
   if (Object.keys(token).length === 0) return { id: f.id as string, token: f.default_ingest_token as string };
   const t = await admin.post(`/api/v1/fractals/${f.id}/ingest-tokens`, { name: 'custom', ...token });
   assert.equal(t.status, 201, JSON.stringify(t.body));
