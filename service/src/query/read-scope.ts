@@ -6,6 +6,7 @@ import { currentSelection } from '../auth/selection.ts';
 import type { Principal, Role, ScopeType } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
 
 export interface ReadScope {
   type: ScopeType;
@@ -15,8 +16,6 @@ export interface ReadScope {
   /** The fractals read: the fractal itself, or a prism's members. */
   fractalIds: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function resolveReadScope(
   ctx: Context,
@@ -28,10 +27,10 @@ export function resolveReadScope(
   let type: ScopeType;
   let id: string;
   if (requested.fractal_id) {
-    if (!UUID.test(requested.fractal_id)) throw badRequest('fractal_id must be a valid UUID.');
+    if (!isUuid(requested.fractal_id)) throw badRequest('fractal_id must be a valid UUID.');
     [type, id] = ['fractal', requested.fractal_id];
   } else if (requested.prism_id) {
-    if (!UUID.test(requested.prism_id)) throw badRequest('prism_id must be a valid UUID.');
+    if (!isUuid(requested.prism_id)) throw badRequest('prism_id must be a valid UUID.');
     [type, id] = ['prism', requested.prism_id];
   } else {
     const sel = currentSelection(ctx, principal);
