@@ -9,8 +9,7 @@ import { compileQuery } from '../query/compile.ts';
 import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
-import { executableSql, runQueryRows, unpackFields } from '../query/run.ts';
-import { chTime } from '../storage/clickhouse.ts';
+import { countPerBucket, runQueryRows, unpackFields } from '../query/run.ts';
 import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';
 
 const ScopeQuery = Type.Object({
@@ -62,18 +61,9 @@ export async function logsRoutes(app: App, ctx: Context) {
     const scope = resolveReadScope(ctx, req.principal, q);
     const { start, end } = range(q);
     const step = histogramStep(start, end);
-    const rs = await ctx.ch.client.query({
-      query: executableSql(
-        `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond({step:UInt32}))) AS b, count() AS n
-         FROM ${ctx.ch.table('logs')}
-         WHERE fractal_id IN {ids:Array(UUID)} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}
-         GROUP BY b ORDER BY b`,
-        timeoutS(),
-      ),
-      query_params: { step, ids: scope.fractalIds, start: chTime(start), end: chTime(end) },
-      format: 'JSONEachRow',
-    });
-    const counts = new Map(((await rs.json()) as Array<{ b: number | string; n: number | string }>).map((r) => [Number(r.b), Number(r.n)]));
+    // Every event of the scope and range, counted the way a query's histogram counts.
+    const everything = compileQuery('', { table: ctx.ch.table('logs'), fractalIds: scope.fractalIds, start, end, maxRows: 0 });
+    const counts = await countPerBucket(ctx.ch, everything, step, { timeoutS: timeoutS() });
     const from = Math.floor(start.getTime() / 1000 / step) * step;
     const to = Math.floor(end.getTime() / 1000 / step) * step;
     const buckets: Array<{ time: string; count: number }> = [];
