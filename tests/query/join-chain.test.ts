@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query } from '../support/query.ts';
+import { col, ingest, ok, query, queryStream, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -420,13 +420,7 @@ describe('chain', () => {
   });
 
   test('the stream endpoint carries the same rows with _chain_events', async () => {
-    const res = await fetch(`${a.url}/api/v1/query/stream`, {
-      method: 'POST',
-      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `${spec} | chain_count > 1`, fractal_id: chains }),
-    });
-    const text = await res.text();
-    const frames = text.split('\n\n').filter((b) => b.trim()).map((b) => ({ event: /^event: (.*)$/m.exec(b)![1], data: JSON.parse(/^data: (.*)$/m.exec(b)![1]) }));
+    const frames = await sseFrames(await queryStream(admin, { query: `${spec} | chain_count > 1`, fractal_id: chains }));
     assert.deepEqual(frames[0].data.field_order, ['user', 'chain_count']);
     const rows = frames.filter((f) => f.event === 'rows').flatMap((f) => f.data.rows);
     assert.equal(rows.length, 1);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query, sampleEvents } from '../support/query.ts';
+import { col, ingest, ok, query, queryStream, sampleEvents, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -27,19 +27,6 @@ before(async () => {
   ]);
 });
 after(() => a.dispose());
-
-/** Reads a server-sent-event response into its frames. */
-async function sse(res: Response): Promise<Array<{ event: string; data: any }>> {
-  const text = await res.text();
-  return text
-    .split('\n\n')
-    .filter((b) => b.trim())
-    .map((b) => {
-      const event = /^event: (.*)$/m.exec(b)![1];
-      const data = JSON.parse(/^data: (.*)$/m.exec(b)![1]);
-      return { event, data };
-    });
-}
 
 describe('scope', () => {
   test('a key scoped to one fractal reads it and cannot read another', async () => {
@@ -91,14 +78,10 @@ describe('scope', () => {
 
 describe('stream', () => {
   test('frames meta, rows, histogram and done carry the same answer as /query', async () => {
-    const res = await fetch(`${a.url}/api/v1/query/stream`, {
-      method: 'POST',
-      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'status=200', fractal_id: fa.id }),
-    });
+    const res = await queryStream(admin, { query: 'status=200', fractal_id: fa.id });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /text\/event-stream/);
-    const frames = await sse(res);
+    const frames = await sseFrames(res);
     assert.equal(frames[0].event, 'meta');
     assert.deepEqual(frames[0].data.field_order, ['timestamp', 'norm_log', 'log_id', 'fractal_id']);
     const rows = frames.filter((f) => f.event === 'rows').flatMap((f) => f.data.rows);
@@ -112,11 +95,7 @@ describe('stream', () => {
   });
 
   test('a bad query answers 400 before the stream starts', async () => {
-    const res = await fetch(`${a.url}/api/v1/query/stream`, {
-      method: 'POST',
-      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'status>=', fractal_id: fa.id }),
-    });
+    const res = await queryStream(admin, { query: 'status>=', fractal_id: fa.id });
     assert.equal(res.status, 400);
     assert.deepEqual((await res.json()).error_pos, { start: 8, end: 8 });
   });

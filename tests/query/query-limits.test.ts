@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { ok, query } from '../support/query.ts';
+import { ok, query, queryStream } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -85,12 +85,7 @@ describe('time-out and cancellation', () => {
 
   test('a stream whose client goes away stops its query in the engine', async () => {
     const controller = new AbortController();
-    const res = await fetch(`${a.url}/api/v1/query/stream`, {
-      method: 'POST',
-      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `${heavy} | groupBy(user)`, fractal_id: big }),
-      signal: controller.signal,
-    });
+    const res = await queryStream(admin, { query: `${heavy} | groupBy(user)`, fractal_id: big }, controller.signal);
     const reader = res.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     assert.match(first, /event: meta/);

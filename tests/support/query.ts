@@ -61,6 +61,29 @@ export async function ok(client: Client, q: string, extra: Record<string, unknow
   return r.body;
 }
 
+/** POST /api/v1/query/stream with the client's session: the response, its body not yet read. */
+export function queryStream(client: Client, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${client.base}/api/v1/query/stream`, {
+    method: 'POST',
+    headers: { cookie: client.cookie, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+
+/** Reads a server-sent-event response into its frames. */
+export async function sseFrames(res: Response): Promise<Array<{ event: string; data: any }>> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim())
+    .map((b) => {
+      const event = /^event: (.*)$/m.exec(b)![1];
+      const data = JSON.parse(/^data: (.*)$/m.exec(b)![1]);
+      return { event, data };
+    });
+}
+
 /** One column of the rows. */
 export const col = (body: QueryResponse, name: string) => body.results.map((r) => r[name]);
 
