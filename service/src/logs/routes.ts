@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
 import { compileQuery } from '../query/compile.ts';
 import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
@@ -26,8 +27,6 @@ function histogramStep(start: Date, end: Date): number {
   const range = (end.getTime() - start.getTime()) / 1000;
   return STEPS.find((s) => range / s <= 1440) ?? STEPS[STEPS.length - 1];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function range(q: ScopeParams) {
   try {
@@ -89,7 +88,7 @@ export async function logsRoutes(app: App, ctx: Context) {
     },
     async (req) => {
       const body = req.body as { timestamp: string; log_id: string; fractal_id: string };
-      if (!UUID.test(body.log_id)) throw badRequest('log_id must be a valid UUID.');
+      if (!isUuid(body.log_id)) throw badRequest('log_id must be a valid UUID.');
       const scope = resolveReadScope(ctx, req.principal, { fractal_id: body.fractal_id });
       // Rows show times to the millisecond ("YYYY-MM-DD hh:mm:ss.mmm", UTC) or RFC 3339: look in that millisecond.
       const text = body.timestamp.trim();

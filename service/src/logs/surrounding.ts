@@ -10,6 +10,7 @@
 // bound query parameter.
 import type { Analytics } from '../storage/clickhouse.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
 import { executableSql, unpackFields } from '../query/run.ts';
 import { chTime } from '../storage/clickhouse.ts';
 import { IN_MILLISECOND, millisecond } from './log-store.ts';
@@ -54,7 +55,7 @@ export function parseRowTime(text: string): Date | null {
 
 /** Validates what the route's schema cannot: ids, the time, the field name. */
 function checkSurroundingRequest(r: SurroundingRequest): Date {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(r.logId)) throw badRequest('The field "log_id" must be a valid UUID.');
+  if (!isUuid(r.logId)) throw badRequest('The field "log_id" must be a valid UUID.');
   const t = parseRowTime(r.timestamp);
   if (!t) throw badRequest('The field "timestamp" must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC), as the log\'s row shows it.');
   if (r.same !== undefined && RESERVED.has(r.same)) {
