@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { TestAppliance } from '../support/appliance.ts';
-import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -28,9 +28,7 @@ const row = (page: Page, table: string, text: string) =>
   page.getByRole('table', { name: table }).locator('tbody > tr').filter({ has: page.locator('td:first-child', { hasText: text }) });
 
 test('admin: fractal, kv token and a real ingest, API key, user, group and role, prism, settings, inline errors', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  await page.goto(a.url + '/');
-  await signInWithForm(page);
+  const { page } = await signedInPage(browser, a.url + '/');
   await page.getByRole('link', { name: 'Admin', exact: true }).click();
   await page.getByRole('heading', { name: 'Fractals', level: 1 }).waitFor();
 
@@ -275,9 +273,7 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
 });
 
 test('admin: keyboard only, with visible focus; a dialog returns focus to its button', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  await page.goto(a.url + '/#/admin/users');
-  await signInWithForm(page);
+  const { page } = await signedInPage(browser, a.url + '/#/admin/users');
   await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
   // Tab from the top of the page to the Groups link of the side navigation.
   await page.locator('body').focus();

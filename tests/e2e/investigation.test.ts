@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, defaultIngest, signIn as apiSignIn, type TestAppliance } from '../support/appliance.ts';
-import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
 import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
 
@@ -120,11 +120,7 @@ async function waitChart(page: Page, type: string) {
 }
 
 test('investigation: query, pivot, read and comment on a log, field sidebar, three charts, table, syntax error, CSV', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(a.url + '/');
-  await signInWithForm(page);
+  const { page, pageErrors } = await signedInPage(browser, a.url + '/', { downloads: true });
   await editor(page).waitFor();
 
   // ---- sample logs through the real ingest endpoint; a query shows histogram, rows and fields

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
-import { screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
 import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
 
@@ -62,11 +62,7 @@ async function waitRows(page: Page, n: number) {
 }
 
 test('search workspace: run, histogram, filter by click, syntax error, export, keyboard, time range in the address, reload', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(a.url + '/');
-  await signInWithForm(page);
+  const { page, pageErrors } = await signedInPage(browser, a.url + '/', { downloads: true });
 
   // ---- the default screen after sign-in: the workspace, empty fractal said in words
   await editor(page).waitFor();
@@ -195,9 +191,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
 });
 
 test('search workspace: empty default range offers the span, drag-zoom, live tail, cancel, expired session returns to the same view', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  await page.goto(a.url + '/#/search?q=user%3Dmallory&t=24h');
-  await signInWithForm(page);
+  const { page } = await signedInPage(browser, a.url + '/#/search?q=user%3Dmallory&t=24h');
 
   // ---- imported evidence is older than the default range: said, and one click searches its span
   await page.getByRole('heading', { name: 'No matching events in the last 24 hours' }).waitFor({ timeout: 15_000 });

@@ -60,3 +60,16 @@ export async function signInWithForm(page: Page): Promise<void> {
   await page.getByLabel('Password').fill(ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/**
+ * A new 1280×720 page opened at `url` and signed in through the form, with the page's uncaught errors
+ * collected in `pageErrors`; `downloads` lets it save files.
+ */
+export async function signedInPage(browser: Browser, url: string, { downloads = false } = {}): Promise<{ page: Page; pageErrors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, ...(downloads ? { acceptDownloads: true } : {}) });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(url);
+  await signInWithForm(page);
+  return { page, pageErrors };
+}
