@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BulkSyntaxError, parseBulk, type BulkItem } from '../../service/src/ingest/bulk/parse.ts';
-import { parseJson } from '../../service/src/ingest/exact-json.ts';
-import { BigNumberText } from '../../service/src/ingest/types.ts';
+import { BigNumberText, parseJson } from '../../service/src/shared/exact-json.ts';
 
 const nd = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
 const okItems = (items: BulkItem[]) => items.filter((i): i is Extract<BulkItem, { ok: true }> => i.ok);

@@ -23,7 +23,8 @@ import {
 } from '../../service/src/ingest/otlp/decode.ts';
 import { otlpFormat } from '../../service/src/ingest/otlp/routes.ts';
 import { ExportLogsServiceRequest } from '../../service/src/ingest/otlp/schema.ts';
-import { BigNumberText, type IncomingRecord } from '../../service/src/ingest/types.ts';
+import type { IncomingRecord } from '../../service/src/ingest/types.ts';
+import { BigNumberText } from '../../service/src/shared/exact-json.ts';
 import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';

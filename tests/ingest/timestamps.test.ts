@@ -8,7 +8,7 @@ import {
   parseTimestampNs,
   resolveTimestamp,
 } from '../../service/src/ingest/timestamps.ts';
-import { BigNumberText } from '../../service/src/ingest/types.ts';
+import { BigNumberText } from '../../service/src/shared/exact-json.ts';
 
 /** ns of a UTC date-time (month 1-12) plus extra nanoseconds, computed independently via Date.UTC. */
 function ns(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, extraNs = 0n): bigint {

@@ -2,7 +2,8 @@
 // their JSON text (one searchable value; the query language has no array operators).
 // Deeper than MAX_DEPTH, the rest of a subtree is kept as its JSON text under the path reached,
 // so a hostile 200-level document is stored, not refused, and cannot blow the stack.
-import { BigNumberText, type FieldValue, type Fields } from './types.ts';
+import { BigNumberText } from '../shared/exact-json.ts';
+import type { FieldValue, Fields } from './types.ts';
 
 const MAX_DEPTH = 64;
 

@@ -23,7 +23,7 @@
 //   nanosecond range that DateTime64(9) stores). Zero is "unset" for most shippers (OTLP says so
 //   for timeUnixNano), so 0 and anything at or before the epoch is not a timestamp.
 // Anything else (booleans, null, objects, `hello`, `2026-13-45`, "") → null.
-import { BigNumberText } from './types.ts';
+import { BigNumberText } from '../shared/exact-json.ts';
 
 /** Default timestamp fields, checked after the token's and the settings' fields. */
 const DEFAULT_TIMESTAMP_FIELDS: readonly string[] = ['timestamp', '@timestamp', 'time', 'ts', '_time'];

@@ -1,14 +1,7 @@
 // Shapes shared by every ingest endpoint. An endpoint turns its wire format into IncomingRecords
 // and hands them to the pipeline (pipeline.ts), which parses, normalizes, stamps, spools and
 // queues them. Endpoints never talk to storage.
-
-/** A JSON number too large for a double, kept as its exact text (stored faithfully, never wrapped). */
-export class BigNumberText {
-  constructor(readonly text: string) {}
-  toJSON(): string {
-    return this.text;
-  }
-}
+import type { BigNumberText } from '../shared/exact-json.ts';
 
 export type FieldValue = string | number | boolean | null | BigNumberText;
 

@@ -14,7 +14,7 @@ import { stringEnd } from './json-text.ts';
  * - every number written the way JSON.stringify writes its value back: an integer of at most
  *   15 digits other than -0, or a fraction (no exponent) whose value is not whole — `5.0` would be
  *   stored as a Float64 but its re-serialisation `5` as an Int64; and no run of 16 or more digits,
- *   the only way to exceed 2^53 (exact-json.ts).
+ *   the only way to exceed 2^53 (shared/exact-json.ts).
  * A plain text parses with JSON.parse exactly (no number loses precision). The scan checks
  * structure, not full validity: the caller still parses the text and refuses it if that fails.
  */

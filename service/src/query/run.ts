@@ -1,7 +1,6 @@
 // Runs a compiled query on the engine: checks its regexes, streams its rows with a server-side
 // time-out, shapes them into the response's row objects and computes the histogram.
-import { parseJson } from '../ingest/exact-json.ts';
-import { BigNumberText } from '../ingest/types.ts';
+import { BigNumberText, parseJson } from '../shared/exact-json.ts';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';

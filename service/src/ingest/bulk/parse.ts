@@ -4,8 +4,8 @@
 // actions become refused items. A malformed action line makes the rest of the body impossible to
 // pair up, so it fails the whole body (BulkSyntaxError); a bad document line fails only its item.
 //
-// Numbers are read without loss (../exact-json.ts): 2^64 + 1 is stored as 18446744073709551617.
-import { parseJson, setOwn } from '../exact-json.ts';
+// Numbers are read without loss (shared/exact-json.ts): 2^64 + 1 is stored as 18446744073709551617.
+import { parseJson, setOwn } from '../../shared/exact-json.ts';
 
 /** An error object in the format's response shape. */
 export interface EsError {

@@ -10,7 +10,8 @@
 //   record Attributes → their own names, TimeUnixNano (else ObservedTimeUnixNano) → timestamp
 //   (decimal nanoseconds), EventName → event_name. Nested kvlists become dotted names.
 import protobuf from 'protobufjs';
-import { BigNumberText, type IncomingRecord } from '../types.ts';
+import { BigNumberText } from '../../shared/exact-json.ts';
+import type { IncomingRecord } from '../types.ts';
 import { ExportLogsServiceRequest, ExportLogsServiceResponse, RpcStatus } from './schema.ts';
 
 export type OtlpFormat = 'protobuf' | 'json';

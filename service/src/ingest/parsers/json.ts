@@ -1,5 +1,5 @@
 // The default parser: one JSON object per record. Integers beyond 2^53 keep their exact text.
-import { parseJson } from '../exact-json.ts';
+import { parseJson } from '../../shared/exact-json.ts';
 import { ParseError } from './parse-error.ts';
 
 export function parseJsonRecord(text: string): Record<string, unknown> {

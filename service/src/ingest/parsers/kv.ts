@@ -19,7 +19,7 @@
 // kv that type is text: `status=200` still matches as text equality, numeric comparisons
 // (`status>=500`) cast the text, and a value such as `007`, `1e3` or a 20-digit id is never
 // silently rewritten. (The json parser is where numbers arrive typed.)
-import { setOwn } from '../exact-json.ts';
+import { setOwn } from '../../shared/exact-json.ts';
 import { ParseError } from './parse-error.ts';
 
 function isWs(c: number): boolean {

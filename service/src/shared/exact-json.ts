@@ -1,8 +1,16 @@
 // JSON.parse without loss of numbers: an integer outside the exactly representable range of a
 // double (|n| > 2^53 - 1), or a number a double cannot hold at all, is kept as its literal text in
 // a BigNumberText, so 2^64 + 1 is stored as 18446744073709551617, never wrapped or rounded.
-// Shared by every ingest path that reads JSON records (parsers/json.ts, bulk/parse.ts).
-import { BigNumberText } from './types.ts';
+// Shared by every ingest path that reads JSON records (ingest/parsers/json.ts, ingest/bulk/parse.ts)
+// and by the query rows, which read the stored fields back (query/run.ts).
+
+/** A JSON number too large for a double, kept as its exact text (stored faithfully, never wrapped). */
+export class BigNumberText {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
 
 /** Assigns an own property, also for the name `__proto__`. */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
