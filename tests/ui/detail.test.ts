@@ -12,7 +12,6 @@ import {
   sameFieldChoices,
   searchEntries,
   summaryOf,
-  valueText,
   type FullLog,
 } from '../../renderer/src/lib/detail/fields.ts';
 import {
@@ -25,6 +24,7 @@ import {
   valueBars,
 } from '../../renderer/src/lib/detail/presence.ts';
 import { prettyRecord, reindentJson } from '../../renderer/src/lib/detail/pretty.ts';
+import { cellText } from '../../renderer/src/lib/search/export.ts';
 import { commentTime, formatInZone, offsetText, parseRowTime, zoneName } from '../../renderer/src/lib/detail/time.ts';
 
 describe('prettyRecord', () => {
@@ -131,10 +131,10 @@ describe('detail fields', () => {
     assert.deepEqual(['b', 'A', 'item10', 'item2', 'a'].sort(compareNames), ['A', 'a', 'b', 'item2', 'item10']);
   });
 
-  test('valueText and rowTimeText', () => {
-    assert.equal(valueText(undefined), '');
-    assert.equal(valueText(false), 'false');
-    assert.equal(valueText([1, 'a']), '[1,"a"]');
+  test('cellText (shared with the results table) and rowTimeText', () => {
+    assert.equal(cellText(undefined), '');
+    assert.equal(cellText(false), 'false');
+    assert.equal(cellText([1, 'a']), '[1,"a"]');
     assert.equal(rowTimeText('2026-01-02T03:04:05Z'), '2026-01-02 03:04:05.000');
     assert.equal(rowTimeText('2026-01-02T03:04:05.6Z'), '2026-01-02 03:04:05.600');
     assert.equal(rowTimeText('2026-01-02 03:04:05.678901234'), '2026-01-02 03:04:05.678');

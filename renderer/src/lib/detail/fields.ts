@@ -1,6 +1,7 @@
 // What the log detail shows about one log: its fields (sorted, searchable), which "same …" fields the
 // surrounding view may match on, and a one-line summary of a log for the surrounding list.
-// Pure: tests/ui/detail.test.ts.
+// Pure: tests/ui/detail.test.ts. A value reads as in the results table (search/export.ts cellText).
+import { cellText } from '../search/export.ts';
 
 /** POST /api/v1/logs/by-timestamp → data. */
 export interface FullLog {
@@ -31,14 +32,6 @@ export const RESERVED = ['timestamp', 'ingest_timestamp', 'log_id', 'fractal_id'
 const HIDDEN = new Set(['norm_log', 'raw_log']);
 const UNFILTERABLE = new Set(['timestamp', 'ingest_timestamp']);
 
-/** The text of a value as shown: absent → "", strings as they are, anything else as JSON. */
-export function valueText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return JSON.stringify(v);
-}
-
 /** Field names in reading order: case-insensitive, digits by value (item2 before item10). */
 export function compareNames(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' }) || (a < b ? -1 : a > b ? 1 : 0);
@@ -64,7 +57,7 @@ export function detailEntries(row: Row, log: FullLog | null): FieldEntry[] {
       if (name === 'ingest_timestamp') return rowTimeText(log.ingest_timestamp);
       return log[name];
     }
-    return valueText(row[name]);
+    return cellText(row[name]);
   };
   for (const name of RESERVED) {
     const value = reservedValue(name);
@@ -77,12 +70,12 @@ export function detailEntries(row: Row, log: FullLog | null): FieldEntry[] {
   const fields: FieldEntry[] = names
     .filter((k) => !isReserved(k))
     .sort(compareNames)
-    .map((name) => ({ name, value: log ? stored[name]! : valueText(row[name]), reserved: false, filterable: true, fromQuery: false }));
+    .map((name) => ({ name, value: log ? stored[name]! : cellText(row[name]), reserved: false, filterable: true, fromQuery: false }));
   const computed: FieldEntry[] = log
     ? Object.keys(row)
         .filter((k) => !isReserved(k) && !(k in stored))
         .sort(compareNames)
-        .map((name) => ({ name, value: valueText(row[name]), reserved: false, filterable: false, fromQuery: true }))
+        .map((name) => ({ name, value: cellText(row[name]), reserved: false, filterable: false, fromQuery: true }))
     : [];
   return [...reserved, ...fields, ...computed];
 }
@@ -119,7 +112,7 @@ export const SAME_FIELDS = [
 export function sameFieldChoices(fields: Record<string, unknown>, max = 4): Array<{ field: string; value: string }> {
   const out: Array<{ field: string; value: string }> = [];
   for (const f of SAME_FIELDS) {
-    const v = valueText(fields[f]);
+    const v = cellText(fields[f]);
     if (v !== '' && !out.some((o) => o.field === f)) out.push({ field: f, value: v });
     if (out.length >= max) break;
   }
@@ -131,14 +124,14 @@ const MESSAGE_FIELDS = ['message', 'msg', 'log', 'event.original', 'body', 'Mess
 /** One line about a log for a list: its message when it has one, else its fields as name=value. */
 export function summaryOf(row: Row, omit: readonly string[] = [], max = 240): string {
   for (const f of MESSAGE_FIELDS) {
-    const v = valueText(row[f]);
+    const v = cellText(row[f]);
     if (v !== '') return clip(v.replace(/\s+/g, ' '), max);
   }
   const skip = new Set<string>([...RESERVED, ...HIDDEN, ...omit]);
   const parts = Object.keys(row)
     .filter((k) => !skip.has(k))
     .sort(compareNames)
-    .map((k) => `${k}=${valueText(row[k])}`);
+    .map((k) => `${k}=${cellText(row[k])}`);
   return clip(parts.join(' '), max);
 }
 
@@ -148,9 +141,9 @@ function clip(s: string, max: number): string {
 
 /** What the detail needs to find a log again: its row's time, id and fractal; null for aggregated rows. */
 export function logRef(row: Row, fractalId: string): { timestamp: string; log_id: string; fractal_id: string } | null {
-  const timestamp = valueText(row.timestamp);
-  const logId = valueText(row.log_id);
-  const fid = valueText(row.fractal_id) || fractalId;
+  const timestamp = cellText(row.timestamp);
+  const logId = cellText(row.log_id);
+  const fid = cellText(row.fractal_id) || fractalId;
   if (!timestamp || !/^[0-9a-f-]{36}$/i.test(logId) || !fid) return null;
   return { timestamp, log_id: logId, fractal_id: fid };
 }
