@@ -14,6 +14,17 @@ export interface IngestDeps {
 
 export type IngestRoutes = (app: App, deps: IngestDeps) => Promise<void>;
 
+/** A body refused before any handler ran: too large (413) or not decompressible (400); else null. */
+export function bodyError(err: { code?: string }, limit: number): { status: 413 | 400; message: string } | null {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, message: `The request body is larger than SVC_MAX_BODY_SIZE (${limit} bytes); send smaller batches.` };
+  }
+  if (err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR') {
+    return { status: 400, message: 'The compressed request body is corrupt; check Content-Encoding.' };
+  }
+  return null;
+}
+
 export function ingestScope(routes: IngestRoutes[]) {
   return async (app: App, deps: IngestDeps) => {
     const limit = deps.ctx.config.maxBodySize;
@@ -33,12 +44,8 @@ export function ingestScope(routes: IngestRoutes[]) {
       return inflater;
     });
     app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return reply.code(413).send({ success: false, error: `The request body is larger than SVC_MAX_BODY_SIZE (${limit} bytes); send smaller batches.` });
-      }
-      if (err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR') {
-        return reply.code(400).send({ success: false, error: 'The compressed request body is corrupt; check Content-Encoding.' });
-      }
+      const refused = bodyError(err, limit);
+      if (refused) return reply.code(refused.status).send({ success: false, error: refused.message });
       throw err; // the app-wide handler answers everything else
     });
     for (const r of routes) await app.register(r as never, deps as never);

@@ -19,7 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { presentedCredential } from '../../auth/access.ts';
 import type { App } from '../../http/app.ts';
 import { HttpError } from '../../http/errors.ts';
-import type { IngestDeps } from '../plugin.ts';
+import { bodyError, type IngestDeps } from '../plugin.ts';
 
 /** The version these endpoints claim: a current 8.x, which every 7.x/8.x shipper accepts. */
 const ES_VERSION = {
@@ -130,17 +130,15 @@ export function esErrorHandler(app: App, maxBodySize: number): void {
     let status: number;
     let reason: string;
     let type: string | undefined;
+    const refused = bodyError(err, maxBodySize);
     if (err instanceof HttpError) {
       status = err.statusCode;
       reason = err.message;
       reply.headers(err.headers);
-    } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      status = 413;
-      reason = `The request body is larger than SVC_MAX_BODY_SIZE (${maxBodySize} bytes); send smaller batches.`;
-    } else if (err.code === 'Z_DATA_ERROR' || err.code === 'Z_BUF_ERROR') {
-      status = 400;
-      type = 'parse_exception';
-      reason = 'The compressed request body is corrupt; check Content-Encoding.';
+    } else if (refused) {
+      status = refused.status;
+      reason = refused.message;
+      if (status === 400) type = 'parse_exception';
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       reason = err.message;
