@@ -2,7 +2,7 @@
 // (computed here, from the rows the table holds), and the bars of a field's top values
 // (POST /api/v1/query/fieldstats). Pure: tests/ui/detail.test.ts.
 import type { FieldStats } from '../search/query-client.ts';
-import { compareNames } from './fields.ts';
+import { compareNames, HIDDEN } from './fields.ts';
 
 export interface FieldCount {
   name: string;
@@ -13,9 +13,6 @@ export interface FieldCount {
 }
 
 export type FieldSort = 'count' | 'name';
-
-/** Never listed: the event's serialised fields (as long as the event). */
-const HIDDEN = new Set(['norm_log', 'raw_log']);
 
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
 
@@ -74,9 +71,6 @@ export function formatPercent(p: number): string {
   if (p < 10) return `${(Math.round(p * 10) / 10).toString()}%`;
   return `${Math.round(p)}%`;
 }
-
-/** Counts with thousands separators. */
-export const formatCount = (n: number): string => n.toLocaleString('en-US');
 
 /** Numeric statistics: integers as they are, others to 4 significant digits past the point. */
 export function formatNumber(n: number): string {
