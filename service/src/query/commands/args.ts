@@ -1,6 +1,6 @@
 // Reading a command's arguments (query-language.md §1.8): positional values, `key=value`,
 // lists, nested calls; with the errors a person can act on.
-import type { Arg, ArgValue, Call, Span } from '../syntax/ast.ts';
+import type { Arg, ArgValue, Call } from '../syntax/ast.ts';
 import { QueryCompileError } from '../plan/errors.ts';
 
 export class Args {
@@ -72,10 +72,6 @@ export class Args {
     const t = this.text(keys, index);
     if (!t) throw new QueryCompileError(message, this.call.span);
     return t;
-  }
-
-  span(): Span {
-    return this.call.span;
   }
 }
 

@@ -4,7 +4,7 @@
 // the previous stage's output columns. Commands (one file each under ../commands) drive it
 // through the methods below; `toSql` turns it into one statement of nested subqueries. A stage
 // may also carry window functions (`addWindow`): columns read from statistics over all its rows.
-import type { Condition, Span } from '../syntax/ast.ts';
+import type { Condition } from '../syntax/ast.ts';
 import {
   absentColumn,
   asText,
@@ -16,7 +16,6 @@ import {
   type ColumnType,
 } from './columns.ts';
 import { conditionSql, type ConditionScope } from './conditions.ts';
-import { QueryCompileError } from './errors.ts';
 import type { Params } from './params.ts';
 
 export interface SortKey {
@@ -207,10 +206,6 @@ export class Pipeline {
       return col ? { name, sql: col.alias, type: col.type } : absentColumn(name);
     }
     return reservedEventColumn(name) ?? eventField(name === '_normalizer' ? 'normalizer' : name, this.params);
-  }
-
-  resolve(name: string): Column {
-    return this.resolveIn(this.current, name);
   }
 
   // ---- stages --------------------------------------------------------------------------------
@@ -564,10 +559,6 @@ export class Pipeline {
   eventCountSql(bucketSeconds: number): string {
     return `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${bucketSeconds}))) AS b, count() AS n
       FROM ${this.eventsFrom()} WHERE ${this.eventWhereSql()} GROUP BY b ORDER BY b`;
-  }
-
-  fail(message: string, span?: Span): never {
-    throw new QueryCompileError(message, span);
   }
 }
 
