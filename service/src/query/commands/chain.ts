@@ -223,12 +223,13 @@ export default defineCommand({
         keys: [{ name: idName, sql: col(final, idName), type: 'text' }],
         values: [
           { name: 'chain_count', sql: `sequenceCount('${pattern}')(${t}, ${conds})`, type: 'number' },
-          { name: '_chain_ts', sql: `arrayMap(x -> toFloat64(x), ${firstMatch})`, type: 'list' },
-          { name: '_chain_done', sql: `toFloat64(max(${col(final, '_chain_ms')}))`, type: 'number' },
+          { name: '_chain_ts', sql: `arrayMap(x -> toFloat64(x), ${firstMatch})`, type: 'list', hidden: true },
+          { name: '_chain_done', sql: `toFloat64(max(${col(final, '_chain_ms')}))`, type: 'number', hidden: true },
           {
             name: '_chain_ids',
             sql: `arrayMap((x, k) -> toString(arrayFirst(r -> r.1 = x, ${steppedRows}).2[k]), ${firstMatch}, range(1, ${n} + 1))`,
             type: 'list',
+            hidden: true,
           },
         ],
       };
@@ -240,13 +241,12 @@ export default defineCommand({
         keys: [{ name: idName, sql: idSql, type: 'text' }],
         values: [
           { name: 'chain_count', sql: `arrayMin([${steps.map((s) => `countIf(${s})`).join(', ')}])`, type: 'number' },
-          { name: '_chain_ts', sql: `[${steps.map((s) => `toFloat64(minIf(${ms}, ${s}))`).join(', ')}]`, type: 'list' },
-          { name: '_chain_done', sql: `toFloat64(max(${ms}))`, type: 'number' },
-          { name: '_chain_ids', sql: `[${steps.map((s) => `toString(argMinIf(log_id, (timestamp, log_id), ${s}))`).join(', ')}]`, type: 'list' },
+          { name: '_chain_ts', sql: `[${steps.map((s) => `toFloat64(minIf(${ms}, ${s}))`).join(', ')}]`, type: 'list', hidden: true },
+          { name: '_chain_done', sql: `toFloat64(max(${ms}))`, type: 'number', hidden: true },
+          { name: '_chain_ids', sql: `[${steps.map((s) => `toString(argMinIf(log_id, (timestamp, log_id), ${s}))`).join(', ')}]`, type: 'list', hidden: true },
         ],
       };
     }
-    for (const h of ['_chain_ts', '_chain_done', '_chain_ids']) final.hiddenOutputs.add(h);
     for (const name of ['chain_count', '_chain_ts', '_chain_done', '_chain_ids']) p.markDerived(name);
     // `_entity` exists only in the chain's rows; a named identity field still filters events (§1.9 rule 1).
     if (idName === '_entity') p.markDerived('_entity');

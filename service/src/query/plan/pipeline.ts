@@ -26,7 +26,8 @@ export interface SortKey {
 export interface Aggregation {
   kind: 'group' | 'standalone';
   keys: Column[];
-  values: Column[];
+  /** Hidden ones are in the rows but never in field_order (`chain`'s `_chain_ts`, `_chain_done`). */
+  values: Array<Column & { hidden?: boolean }>;
 }
 
 /** A column a stage outputs: its name, type and SQL alias. Hidden columns ride along unlisted. */
@@ -108,8 +109,6 @@ export class Stage {
   caseKeys?: string[];
   /** `JOIN (…) AS jN ON …` clauses after what the stage reads (`join()`, §3.7); they expose only `jN_*` names. */
   readonly joins: string[] = [];
-  /** Aggregate outputs present in the rows but never in field_order (`chain`'s `_chain_ts`, `_chain_done`). */
-  readonly hiddenOutputs = new Set<string>();
   constructor(
     readonly index: number,
     /** Output columns of the previous stage; undefined for stage 0 (events). */
@@ -414,7 +413,7 @@ export class Pipeline {
     if (stage.agg) {
       return [
         ...stage.agg.keys.map((c) => out(c.name, c.sql, c.type)),
-        ...stage.agg.values.map((c) => out(c.name, c.sql, c.type, stage.hiddenOutputs.has(c.name))),
+        ...stage.agg.values.map((c) => out(c.name, c.sql, c.type, c.hidden)),
       ];
     }
     const cols: OutputColumn[] = [];
