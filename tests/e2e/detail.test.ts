@@ -1,9 +1,10 @@
 // The log detail panel and the field sidebar in a real browser (Debian's Chromium via playwright-core)
-// against a real appliance on a fresh data dir. The search workspace that will mount them is being
-// built in parallel, so a small harness page (tests/e2e/fixtures/detail-harness) mounts them alone: it
-// is built with its own Vite config into a temporary directory and served by `vite preview`, whose
-// proxy forwards /api to the appliance. Page and API share one origin, so sign-in sets the real session
-// cookie and the components call the API exactly as in the product (no CORS, no test-only route).
+// against a real appliance on a fresh data dir, mounted alone by a small harness page
+// (tests/e2e/fixtures/detail-harness) that lists every onFilter call, so the buttons can be seen to fire
+// (the workspace around them is tests/e2e/investigation.test.ts). The harness is built with its own Vite
+// config into a temporary directory and served by `vite preview`, whose proxy forwards /api to the
+// appliance. Page and API share one origin, so sign-in sets the real session cookie and the components
+// call the API exactly as in the product (no CORS, no test-only route).
 //
 // Checked: every field shown and searchable, filter and copy buttons, the original record
 // pretty-printed, surrounding logs in order (and with the same host), a log opened from that list,
