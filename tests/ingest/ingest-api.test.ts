@@ -55,6 +55,18 @@ describe('accepted formats', () => {
     assert.match(row!.log_id, /^[0-9a-f-]{36}$/);
   });
 
+  test('date- and time-like strings stay the strings that were sent, for filters and for rows', async () => {
+    const f = await ingestFractal(admin, 'date-strings');
+    const rec = { seen: '2024-01-01T00:00:00Z', day: '2024-01-02', at: '2024-01-01 10:00:00.123456789', msg: 'first sighting' };
+    assert.equal((await send(f.token, JSON.stringify(rec))).status, 200);
+    const [row] = await waitForLogs(a, f.id, 1);
+    assert.deepEqual([row!.fields.seen, row!.fields.day, row!.fields.at], [rec.seen, rec.day, rec.at]);
+    const r = await admin.post('/api/v1/query', { query: 'seen="2024-01-01T00:00:00Z" day="2024-01-02"', fractal_id: f.id, start: '2023-01-01T00:00:00Z' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.count, 1, 'the filters compare with the text as sent');
+    assert.deepEqual([r.body.results[0].seen, r.body.results[0].at], [rec.seen, rec.at]);
+  });
+
   test('a gzip body is accepted', async () => {
     const f = await ingestFractal(admin, 'gzip');
     const r = await send(f.token, gzipSync('{"msg":"zipped"}\n{"msg":"again"}\n'), { 'content-encoding': 'gzip' });

@@ -30,6 +30,13 @@ export interface Analytics {
   close(): Promise<void>;
 }
 
+/**
+ * Settings of every insert into the logs: a string value stays a string in the `fields` JSON.
+ * The engine otherwise turns ISO dates and times into Date/DateTime values, which print back
+ * differently ("2024-01-01T00:00:00Z" as "2024-01-01 00:00:00") and stop equalling what was sent.
+ */
+const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0 } as const;
+
 /** A time as the text DateTime64 parameters and JSONEachRow read ("YYYY-MM-DD hh:mm:ss.mmm", UTC). */
 export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
@@ -89,7 +96,11 @@ function remoteTransport(remote: ClickHouseRemote): Transport {
       for await (const rows of rs.stream()) yield rows.map((r) => r.json() as unknown[]);
     },
     async insertFormatted(table, format, data) {
-      const res = await client.exec({ query: `INSERT INTO ${table} FORMAT ${format}`, values: Readable.from([data]) });
+      const res = await client.exec({
+        query: `INSERT INTO ${table} FORMAT ${format}`,
+        values: Readable.from([data]),
+        clickhouse_settings: INSERT_SETTINGS,
+      });
       res.stream.resume();
     },
     async release() {},
@@ -148,7 +159,7 @@ async function embeddedTransport(dir: string): Promise<Transport> {
       }
     },
     async insertFormatted(table, format, values) {
-      await connection.chdb.rawInsert({ table, values, format });
+      await connection.chdb.rawInsert({ table, values, format, settings: INSERT_SETTINGS });
     },
     async release() {
       for (const session of all) session.close();
