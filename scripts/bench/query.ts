@@ -5,10 +5,11 @@
 //
 // 1. Starts the appliance IN THIS PROCESS (the tests' startTestAppliance) on a fresh data directory,
 //    signs in as its administrator and creates a fractal "bench".
-// 2. Generates N logs inside the engine, `INSERT INTO svc.logs SELECT … FROM numbers(…)` in
+// 2. Generates N logs inside the engine, `INSERT INTO svc.logs_ingest SELECT … FROM numbers(…)` in
 //    chunks: web access logs, Sysmon-like process/network/file events and Windows logon events
 //    spread over the last 7 days, ~300 bytes each, every value a deterministic function of the
-//    row number (cityHash64(number, k)). `fields` is the JSON text cast to JSON, `raw` the same text.
+//    row number (cityHash64(number, k)). Each row is a flat JSON record stored as the pipeline
+//    stores one: `raw` is its text, the engine makes the `fields` JSON from it.
 //    Then merges the table (OPTIMIZE … FINAL), as days of ingest would have.
 // 3. For each investigator query: one warm-up, then `--runs` timed runs of the query language
 //    through POST /api/v1/query (wall clock of the HTTP round trip, response parsed) alternating
@@ -199,8 +200,8 @@ function generatorSql(table: string): string {
     .map(([below, code]) => `${h(10)} % 1000 < ${below}, ${code}`)
     .join(', ');
   return `
-INSERT INTO ${table} (fractal_id, timestamp, ingest_timestamp, log_id, raw, fields)
-SELECT {fid:UUID}, ts, ts + toIntervalMillisecond(150 + ${h(30)} % 2000), log_id, j, CAST(j AS JSON)
+INSERT INTO ${table} (fractal_id, timestamp, ingest_timestamp, log_id, raw)
+SELECT {fid:UUID}, ts, ts + toIntervalMillisecond(150 + ${h(30)} % 2000), log_id, j
 FROM (
   SELECT number,
     fromUnixTimestamp64Nano(toInt64({t0:Int64} + toInt64(number) * {step:Int64} + toInt64(${h(2)} % {step:UInt64})), 'UTC') AS ts,
@@ -227,7 +228,7 @@ FROM (
     multiIf(kind_roll < 50, ${web}, kind_roll < 80, ${sysmon}, ${logon}) AS j
   FROM numbers({first:UInt64}, {count:UInt64})
 )
-SETTINGS output_format_json_escape_forward_slashes = 0`;
+SETTINGS output_format_json_escape_forward_slashes = 0, input_format_try_infer_dates = 0, input_format_try_infer_datetimes = 0`;
 }
 
 // ---- the queries -------------------------------------------------------------------------------
@@ -378,7 +379,7 @@ async function main() {
       const endMs = Math.floor(Date.now() / 1000) * 1000;
       const startMs = endMs - 7 * DAY_MS;
       state = { fractalId, logs, startMs, endMs, password: ADMIN_PASSWORD };
-      await load(ch.client, table, state);
+      await load(ch.client, table, ch.table('logs_ingest'), state);
       writeFileSync(stateFile, JSON.stringify(state, null, 2));
     }
 
@@ -557,12 +558,16 @@ function checkOf(b: Bench, rows: Array<Record<string, unknown>>): string {
   return String(rows.reduce((n, r) => n + Number(r._count ?? 0), 0));
 }
 
-async function load(client: import('@clickhouse/client').ClickHouseClient, table: string, st: Loaded): Promise<void> {
+/**
+ * Fills `table` through `ingestTable`, the way the ingest pipeline writes a JSON record that needs
+ * no changes (its text is its fields; the engine builds the `fields` JSON and `fields_text` stays '').
+ */
+async function load(client: import('@clickhouse/client').ClickHouseClient, table: string, ingestTable: string, st: Loaded): Promise<void> {
   const N = st.logs;
   const spanNs = BigInt(st.endMs - st.startMs - 60_000) * 1_000_000n; // a minute's margin at the end
   const step = spanNs / BigInt(N);
   const rareEvery = Math.max(1, Math.floor(N / 10));
-  const sql = generatorSql(table);
+  const sql = generatorSql(ingestTable);
   console.log(`Loading ${fmt(N)} logs in chunks of ${fmt(CHUNK)} (INSERT … SELECT FROM numbers inside the engine)...`);
   const t0 = performance.now();
   for (let first = 0; first < N; first += CHUNK) {

@@ -67,6 +67,27 @@ describe('accepted formats', () => {
     assert.deepEqual([r.body.results[0].seen, r.body.results[0].at], [rec.seen, rec.at]);
   });
 
+  test("a row's norm_log is the record's own text when that already was its fields, else the fields made from it", async () => {
+    const json = await ingestFractal(admin, 'norm-json');
+    const rec = '{"zeta":1,"alpha":"x y","mid":2.5,"gone":null}';
+    assert.equal((await send(json.token, rec)).status, 200);
+    const kv = await ingestFractal(admin, 'norm-kv', { parser_type: 'kv' });
+    assert.equal((await send(kv.token, 'user=alice action="log in"', { 'content-type': 'text/plain' })).status, 200);
+    await waitForLogs(a, json.id, 1);
+    await waitForLogs(a, kv.id, 1);
+    const rowOf = async (fractal_id: string) => {
+      const r = await admin.post('/api/v1/query', { query: '*', fractal_id });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.results[0];
+    };
+    const j = await rowOf(json.id);
+    assert.equal(j.norm_log, rec, 'the record as sent, key order kept');
+    assert.deepEqual([j.zeta, j.alpha, j.mid, 'gone' in j], ['1', 'x y', '2.5', false], 'a null is no field, as for the filters');
+    const k = await rowOf(kv.id);
+    assert.deepEqual(JSON.parse(k.norm_log), { user: 'alice', action: 'log in' });
+    assert.deepEqual([k.user, k.action], ['alice', 'log in']);
+  });
+
   test('a gzip body is accepted', async () => {
     const f = await ingestFractal(admin, 'gzip');
     const r = await send(f.token, gzipSync('{"msg":"zipped"}\n{"msg":"again"}\n'), { 'content-encoding': 'gzip' });

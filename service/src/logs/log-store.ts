@@ -15,6 +15,13 @@ const isoOrNull = (t: string | null): string | null => (t && !t.startsWith('1970
 export const IN_MILLISECOND = "timestamp >= {from:DateTime64(9, 'UTC')} AND timestamp < {to:DateTime64(9, 'UTC')}";
 export const millisecond = (at: Date): { from: string; to: string } => ({ from: chTime(at), to: chTime(new Date(at.getTime() + 1)) });
 
+/**
+ * The event's fields as JSON text (§1.7 `norm_log`): the text ingest made, which is the record
+ * itself when that already was the fields (see clickhouse-migrations.ts, version 3). Reading it
+ * costs what reading a String column costs; `toString(fields)` rebuilt it row by row.
+ */
+export const FIELDS_TEXT_SQL = "if(fields_text = '', raw, fields_text)";
+
 /** One stored log as text columns (aliases differ from column names: ClickHouse would otherwise read the alias in WHERE). */
 export interface StoredLogText {
   id_text: string;
@@ -22,7 +29,7 @@ export interface StoredLogText {
   time_text: string;
   ingest_text: string;
   raw: string;
-  fields_text: string;
+  fields_json: string;
 }
 
 /** The tables ingest writes rows for. */
@@ -99,7 +106,7 @@ export class LogStore {
   async logAt(fractalId: string, logId: string, at: Date): Promise<StoredLogText | null> {
     const rs = await this.ch.client.query({
       query: `SELECT toString(log_id) AS id_text, toString(fractal_id) AS fractal_text, toString(timestamp) AS time_text,
-                toString(ingest_timestamp) AS ingest_text, raw, toString(fields) AS fields_text
+                toString(ingest_timestamp) AS ingest_text, raw, ${FIELDS_TEXT_SQL} AS fields_json
               FROM ${this.logs}
               WHERE fractal_id = {fid:UUID} AND log_id = {id:UUID} AND ${IN_MILLISECOND}
               LIMIT 1`,

@@ -105,7 +105,7 @@ export async function logsRoutes(app: App, ctx: Context) {
           timestamp: iso(row.time_text),
           ingest_timestamp: iso(row.ingest_text),
           raw: row.raw,
-          fields: unpackFields(row.fields_text),
+          fields: unpackFields(row.fields_json),
         },
       };
     },

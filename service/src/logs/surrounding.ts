@@ -13,7 +13,7 @@ import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
 import { executableSql, unpackFields } from '../query/run.ts';
 import { chTime } from '../storage/clickhouse.ts';
-import { IN_MILLISECOND, millisecond } from './log-store.ts';
+import { FIELDS_TEXT_SQL, IN_MILLISECOND, millisecond } from './log-store.ts';
 
 export const DEFAULT_SURROUNDING = 10;
 export const MAX_SURROUNDING = 200;
@@ -75,7 +75,7 @@ interface EngineRow {
 }
 
 const SELECT = `toString(timestamp) AS t_full, substring(toString(timestamp), 1, 23) AS t_text, toString(log_id) AS id_text,
-  toString(fractal_id) AS fractal_text, toString(fields) AS norm_text`;
+  toString(fractal_id) AS fractal_text, ${FIELDS_TEXT_SQL} AS norm_text`;
 
 /** Like a query's event row: the fields by name, then timestamp, log_id, fractal_id, norm_log. */
 function eventRow(r: EngineRow): EventRow {

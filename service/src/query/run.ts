@@ -146,7 +146,7 @@ function cellValue(c: OutputColumn, v: unknown): unknown {
   }
 }
 
-/** The stored fields (JSON text, possibly nested by dotted names) flattened to dotted text values. */
+/** The event's fields text (JSON, possibly nested by dotted names) flattened to dotted text values. */
 export function unpackFields(json: string): Record<string, string> {
   const out: Record<string, string> = {};
   let obj: unknown;
@@ -159,9 +159,11 @@ export function unpackFields(json: string): Record<string, string> {
     for (const k of Object.keys(o)) {
       const v = o[k];
       const name = prefix ? `${prefix}.${k}` : k;
+      // A null is no value: the `fields` JSON the conditions read does not store it either.
+      if (v === null) continue;
       if (v instanceof BigNumberText) out[name] = String(v);
-      else if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name);
-      else out[name] = v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+      else if (typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name);
+      else out[name] = typeof v === 'string' ? v : JSON.stringify(v);
     }
   };
   if (obj && typeof obj === 'object') walk(obj as Record<string, unknown>, '');

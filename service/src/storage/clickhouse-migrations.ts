@@ -49,6 +49,24 @@ const CLICKHOUSE_MIGRATIONS: Migration[] = [
         FROM ${t('logs_ingest')}`,
     ],
   },
+  {
+    // A result row shows the event's fields as text. Rebuilding that text from the `fields` JSON
+    // cost more than the search that found the rows (10,000 rows out of ten million: 2.6 s against
+    // 1.4 s reading a String column). So the text the pipeline made is kept too: `fields_text` is
+    // the ingest row's `fields`, '' when the record's own text (`raw`) is the fields (most JSON
+    // records; see ingest/verbatim.ts). Rows stored before this version, and rows inserted into
+    // `logs` directly, read the rebuilt text through the default.
+    version: 3,
+    name: 'logs fields text',
+    statements: (t) => [
+      `ALTER TABLE ${t('logs')} ADD COLUMN IF NOT EXISTS fields_text String DEFAULT toString(fields) CODEC(ZSTD(1))`,
+      `ALTER TABLE ${t('logs_ingest_mv')} MODIFY QUERY
+        SELECT fractal_id, timestamp, ingest_timestamp, log_id, raw,
+               CAST(if(${t('logs_ingest')}.fields = '', raw, ${t('logs_ingest')}.fields) AS JSON) AS fields,
+               ${t('logs_ingest')}.fields AS fields_text
+        FROM ${t('logs_ingest')}`,
+    ],
+  },
 ];
 
 export async function migrateClickHouse(ch: Analytics): Promise<void> {

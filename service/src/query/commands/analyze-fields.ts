@@ -15,7 +15,8 @@ function eventFieldPairs(json: string): string {
   for (let i = 1; i < FLATTEN_DEPTH; i++) {
     pairs = `arrayFlatten(arrayMap(t -> if(startsWith(t.2, '{'), arrayMap(u -> (concat(t.1, '.', u.1), u.2), JSONExtractKeysAndValuesRaw(t.2)), [t]), ${pairs}))`;
   }
-  return `arrayMap(t -> (t.1, if(startsWith(t.2, '"'), JSONExtractString(t.2), t.2)), ${pairs})`;
+  // A null is no value (the `fields` JSON does not store it): dropped.
+  return `arrayMap(t -> (t.1, if(startsWith(t.2, '"'), JSONExtractString(t.2), t.2)), arrayFilter(t -> t.2 != 'null', ${pairs}))`;
 }
 
 /** (name, value) of the listed columns, or of every column the scanned rows carry. */

@@ -1,6 +1,7 @@
 // How a name in a query becomes a SQL expression. Every expression the planner builds is typed,
 // so comparisons, sorting and arithmetic pick text or numeric semantics as query-language.md §2
 // requires (`status=200` compares text; `_count=5` compares numbers).
+import { FIELDS_TEXT_SQL } from '../../logs/log-store.ts';
 import type { Params } from './params.ts';
 
 export type ColumnType = 'text' | 'number' | 'list' | 'time';
@@ -12,7 +13,7 @@ export interface Column {
 }
 
 /** The event's fields serialized (§1.7 `norm_log`), as result rows show them. */
-export const NORM_LOG_SQL = 'toString(fields)';
+export const NORM_LOG_SQL = FIELDS_TEXT_SQL;
 
 /**
  * What bare search reads: the record as stored. Rebuilding the fields' JSON for every event in
