@@ -94,6 +94,20 @@ describe('stream', () => {
     else assert.equal(done.data.histogram_pending, true);
   });
 
+  test('a histogram counted from the rows equals the one the engine counts, which later commands never change', async () => {
+    const range = { fractal_id: fa.id, start: new Date(Date.now() - 3600_000).toISOString(), end: new Date().toISOString() };
+    const fromRows = await ok(admin, 'status=200 OR user=bob', range);
+    assert.equal(fromRows.bucket_seconds, 30);
+    const counted = (fromRows.histogram as Array<{ count: number }>).filter((b) => b.count > 0);
+    assert.ok(counted.length >= 3, 'the events fall into several 30 s buckets');
+    // head() keeps one row, so the histogram cannot come from the rows: the engine counts the filters.
+    const frames = await sseFrames(await queryStream(admin, { query: 'status=200 OR user=bob | head(1)', ...range }));
+    assert.equal(frames.filter((f) => f.event === 'rows').flatMap((f) => f.data.rows).length, 1);
+    const scanned = frames.find((f) => f.event === 'histogram')!.data;
+    assert.deepEqual(scanned.histogram, fromRows.histogram);
+    assert.deepEqual([scanned.time_start, scanned.time_end], [fromRows.time_start, fromRows.time_end]);
+  });
+
   test('a bad query answers 400 before the stream starts', async () => {
     const res = await queryStream(admin, { query: 'status>=', fractal_id: fa.id });
     assert.equal(res.status, 400);

@@ -13,6 +13,7 @@ import {
   CURSOR,
   QueryExecutionError,
   QueryTimeoutError,
+  RowHistogram,
   runHistogram,
   runQueryRows,
   streamQueryRows,
@@ -32,7 +33,7 @@ const QueryBody = Type.Object({
 
 const TRUNCATE_BYTES = 52_428_800;
 const STREAM_FRAME_ROWS = 500;
-const HISTOGRAM_GRACE_MS = 250;
+const HISTOGRAM_GRACE_MS = 100;
 const TRUNCATE_ROWS = 1000;
 const TRUNCATED_WARNING =
   'Warning: Result set was very large and has been truncated to 1000 rows. Consider adding more specific filters or using head() to limit results.';
@@ -79,6 +80,10 @@ const histogramFields = (h: Histogram) => ({ histogram: h.buckets, time_start: h
 /** How long the rows wait for a histogram that is not ready yet. */
 const histogramGrace = () => new Promise<undefined>((r) => setTimeout(r, HISTOGRAM_GRACE_MS));
 
+/** The query returned every row it has: fewer than its cap, or one page with no next. */
+const complete = (p: PreparedQuery, count: number, hasMore: boolean): boolean =>
+  p.compiled.paged ? !hasMore : p.compiled.rowCap !== undefined && count < p.compiled.rowCap;
+
 function recordSuccess(ctx: Context, endpoint: 'query' | 'stream', started: number, rows: number): void {
   ctx.metrics.queries.inc({ endpoint, outcome: 'ok' });
   ctx.metrics.queryDuration.observe({ endpoint }, (performance.now() - started) / 1000);
@@ -104,12 +109,6 @@ export async function queryRoutes(app: App, ctx: Context) {
     });
     try {
       const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
-      const histogramControl = new AbortController();
-      controller.signal.addEventListener('abort', () => histogramControl.abort());
-      const histogram = wantsHistogram(p, req.body)
-        ? runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal })
-        : undefined;
-      histogram?.catch(() => undefined);
       const rows = await runQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal });
       const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
@@ -139,20 +138,26 @@ export async function queryRoutes(app: App, ctx: Context) {
           delete body.chart_config;
         }
       }
-      if (histogram) {
-        // §5: the histogram may be omitted when it is not ready shortly after the rows. A search
-        // that stopped at the row cap must not wait for (nor share the CPU with) a scan of the
-        // whole range: past the grace the histogram is dropped and its query stopped. The
-        // stream endpoint, which the UI uses, sends it whenever it is ready.
-        const h = await Promise.race([histogram.catch(() => undefined), histogramGrace()]);
+      if (wantsHistogram(p, req.body)) {
+        // The histogram comes after the rows, never sharing the CPU with them. Rows that are all
+        // the events make it without a scan; otherwise its scan gets a grace, past which §5 lets
+        // it be omitted (its query is stopped). The stream, which the UI uses, sends it when ready.
+        const fromRows = new RowHistogram(p.compiled, p.start, p.end);
+        fromRows.add(rows);
+        let h = fromRows.result(complete(p, rows.length, page.hasMore));
+        if (!h) {
+          const histogramControl = new AbortController();
+          const scan = runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal });
+          h = await Promise.race([scan.catch(() => undefined), histogramGrace()]);
+          if (!h) histogramControl.abort();
+        }
         if (h) Object.assign(body, histogramFields(h));
-        else histogramControl.abort();
       }
       body.execution_ms = Math.round(performance.now() - started);
       recordSuccess(ctx, 'query', started, Number(body.count));
       return body;
     } catch (err) {
-      controller.abort(); // stops the histogram's query too
+      controller.abort();
       const f = failure(err, ctx, 'query');
       return reply.code(f.status).send(f.body);
     }
@@ -183,18 +188,7 @@ export async function queryRoutes(app: App, ctx: Context) {
     };
     const c = p.compiled;
     send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig });
-    let histogramPending = wantsHistogram(p, req.body);
-    const histogram = histogramPending
-      ? runHistogram(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
-          (h) => {
-            histogramPending = false;
-            send('histogram', histogramFields(h));
-          },
-          () => {
-            histogramPending = false;
-          },
-        )
-      : Promise.resolve();
+    const fromRows = new RowHistogram(c, p.start, p.end);
     let count = 0;
     let hasMore = false;
     let nextCursor = '';
@@ -208,6 +202,7 @@ export async function queryRoutes(app: App, ctx: Context) {
           hasMore = true;
         }
         count += rows.length;
+        fromRows.add(rows);
         if (rows.length) {
           last = rows[rows.length - 1];
           // Frames of at most 500 rows: the browser parses and paints the first ones sooner.
@@ -220,8 +215,27 @@ export async function queryRoutes(app: App, ctx: Context) {
         ctx.metrics.queries.inc({ endpoint: 'stream', outcome: 'cancelled' });
         return;
       }
-      // Give a histogram that is nearly ready a moment, then report whether it is still coming.
-      await Promise.race([histogram, histogramGrace()]);
+      // The histogram after the rows (see /query): from the rows when they are all the events,
+      // else from its own scan, given a moment before `done` says whether it is still coming.
+      let histogramPending = false;
+      let histogram: Promise<void> = Promise.resolve();
+      if (wantsHistogram(p, req.body)) {
+        const h = fromRows.result(complete(p, count, hasMore));
+        if (h) send('histogram', histogramFields(h));
+        else {
+          histogramPending = true;
+          histogram = runHistogram(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
+            (scanned) => {
+              histogramPending = false;
+              send('histogram', histogramFields(scanned));
+            },
+            () => {
+              histogramPending = false;
+            },
+          );
+          await Promise.race([histogram, histogramGrace()]);
+        }
+      }
       const hit = limitHit(p, count);
       send('done', {
         count,

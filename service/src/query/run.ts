@@ -202,9 +202,42 @@ export async function countPerBucket(ch: Analytics, q: CompiledQuery, bucketSeco
 
 export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram> {
   const bucket = histogramBucketSeconds(start, end);
+  return histogramOf(start, end, bucket, await countPerBucket(ch, q, bucket, opts));
+}
+
+/**
+ * Counts event rows per histogram bucket as they stream, so the rows can stand in for the
+ * histogram's own scan (a second pass over the range) when they turn out to be every event the
+ * filters keep: a filter-only query (Pipeline.rowsAreFilteredEvents) that returned all its rows.
+ */
+export class RowHistogram {
+  private readonly bucket: number;
+  private readonly counts = new Map<number, number>();
+  private readonly usable: boolean;
+
+  constructor(q: CompiledQuery, private readonly start: Date, private readonly end: Date) {
+    this.bucket = histogramBucketSeconds(start, end);
+    this.usable = q.eventRows && q.pipeline.rowsAreFilteredEvents();
+  }
+
+  add(rows: Row[]): void {
+    if (!this.usable) return;
+    for (const r of rows) {
+      // `YYYY-MM-DD hh:mm:ss.mmm`, UTC; the engine's buckets are whole multiples of `bucket` seconds since the epoch.
+      const b = Math.floor(Date.parse(`${String(r.timestamp).replace(' ', 'T')}Z`) / 1000 / this.bucket) * this.bucket;
+      this.counts.set(b, (this.counts.get(b) ?? 0) + 1);
+    }
+  }
+
+  /** The histogram, when the rows added are all there are (`complete`: fewer than the cap, or a first page that is the last). */
+  result(complete: boolean): Histogram | undefined {
+    return complete && this.usable ? histogramOf(this.start, this.end, this.bucket, this.counts) : undefined;
+  }
+}
+
+function histogramOf(start: Date, end: Date, bucket: number, counts: Map<number, number>): Histogram {
   const from = Math.floor(start.getTime() / 1000 / bucket) * bucket;
   const to = Math.ceil(end.getTime() / 1000 / bucket) * bucket;
-  const counts = await countPerBucket(ch, q, bucket, opts);
   const buckets: Histogram['buckets'] = [];
   for (let t = from; t < to; t += bucket) buckets.push({ time: new Date(t * 1000).toISOString(), count: counts.get(t) ?? 0 });
   return {

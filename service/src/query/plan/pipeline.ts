@@ -554,6 +554,21 @@ export class Pipeline {
     return [this.options.table, ...this.events.joins].join(' ');
   }
 
+  /**
+   * The final rows are the events the filters keep, one row each, with their own `timestamp`:
+   * nothing after the filters drops, merges, limits or re-times rows. When such a query returns
+   * fewer rows than its cap, the rows are every event the histogram counts.
+   */
+  rowsAreFilteredEvents(): boolean {
+    const s = this.events;
+    return (
+      this.stages.length === 1 &&
+      !s.agg && !s.edge && !s.dedup && s.limit === undefined && !this.hasOwnLimit && !this.ownCap &&
+      s.post.length === 0 && s.windowWhere.length === 0 && s.qualify.length === 0 &&
+      !s.computed.has('timestamp')
+    );
+  }
+
   /** The filters on events only: what the histogram counts (§5). */
   eventCountSql(bucketSeconds: number): string {
     return `SELECT toUnixTimestamp(toStartOfInterval(timestamp, toIntervalSecond(${bucketSeconds}))) AS b, count() AS n
