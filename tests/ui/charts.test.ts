@@ -10,7 +10,8 @@ import { axisOrder, binCenters, binRange, binStats, heatmapGrid, histogramBins }
 import { categoryIndex, colorScale, luminance, niceTicks, parseColor, rampColor, sqrtScale, withAlpha } from '../../renderer/src/lib/charts/scale.ts';
 import { buildGraph, fitPositions, forceLayout, initLayout, layoutStep } from '../../renderer/src/lib/charts/graph.ts';
 import { formatLatLon, graticulePath, LAND, landPath, mapBox, mapPoints, project, unproject } from '../../renderer/src/lib/charts/geo.ts';
-import { columnsOf, fieldLabel, formatCompact, formatNumber, formatShare, toNumber, toText, truncate } from '../../renderer/src/lib/charts/values.ts';
+import { columnsOf, fieldLabel, formatCompact, formatNumber, formatShare, toNumber, truncate } from '../../renderer/src/lib/charts/values.ts';
+import { cellText as toText } from '../../renderer/src/lib/search/export.ts';
 
 const spec = <K extends string>(kind: K, ...args: Parameters<typeof chartSpec>) => {
   const s = chartSpec(...args);

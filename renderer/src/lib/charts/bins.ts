@@ -1,7 +1,8 @@
 // Histogram bins (`_bin_lower`, `_bin_upper`, `_bin_count`, §3.10) and heatmap grids (`_heatmap_x/_y/_value`
 // or x/y columns with `_count`, §4). Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { toNumber, toText, type Row } from './values.ts';
+import { toNumber, type Row } from './values.ts';
+import { cellText } from '../search/export.ts';
 
 export interface Bin {
   lower: number;
@@ -92,8 +93,8 @@ export function heatmapGrid(rows: readonly Row[], spec: HeatSpec): HeatGrid {
   for (const r of rows) {
     const v = toNumber(r[spec.valueCol]);
     if (v === null) continue;
-    const x = toText(r[spec.xCol]);
-    const y = toText(r[spec.yCol]);
+    const x = cellText(r[spec.xCol]);
+    const y = cellText(r[spec.yCol]);
     cellsIn.push({ x, y, v });
     xTot.set(x, (xTot.get(x) ?? 0) + Math.abs(v));
     yTot.set(y, (yTot.get(y) ?? 0) + Math.abs(v));

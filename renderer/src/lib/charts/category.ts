@@ -1,6 +1,7 @@
 // Pie and bar data: one item per label, the renderer's `limit` (§4), the pie's "Other" slice, and the
 // SVG arcs of the slices. Pure: tests/ui/charts.test.ts.
-import { toNumber, toText, type Row } from './values.ts';
+import { toNumber, type Row } from './values.ts';
+import { cellText } from '../search/export.ts';
 
 export interface CategoryItem {
   label: string;
@@ -31,7 +32,7 @@ export function categoryItems(rows: readonly Row[], labelField: string, valueFie
       skipped++;
       return;
     }
-    const label = toText(r[labelField]);
+    const label = cellText(r[labelField]);
     const seen = byLabel.get(label);
     if (seen) seen.value += v;
     else byLabel.set(label, { label, value: v, index: byLabel.size });

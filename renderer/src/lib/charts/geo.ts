@@ -2,7 +2,8 @@
 // land outlines drawn by hand for this appliance (offline machines: no tiles; roughly 1–3° accurate, enough
 // to tell continents apart), and the points of a result. Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { toNumber, toText, type Row } from './values.ts';
+import { toNumber, type Row } from './values.ts';
+import { cellText } from '../search/export.ts';
 
 type MapSpec = Extract<ChartSpec, { kind: 'map' }>;
 
@@ -179,7 +180,7 @@ export function mapPoints(rows: readonly Row[], spec: MapSpec): { points: MapPoi
       skipped++;
       continue;
     }
-    const label = spec.labelField ? toText(r[spec.labelField]) : '';
+    const label = spec.labelField ? cellText(r[spec.labelField]) : '';
     const n = spec.countField ? (toNumber(r[spec.countField]) ?? 1) : 1;
     const key = `${lat.toFixed(4)},${lon.toFixed(4)},${label}`;
     const p = byPlace.get(key);

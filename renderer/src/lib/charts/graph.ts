@@ -2,7 +2,8 @@
 // small deterministic force layout (links pull, nodes push apart, a weak pull to the middle keeps separate
 // pieces on screen). Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { toNumber, toText, type Row } from './values.ts';
+import { toNumber, type Row } from './values.ts';
+import { cellText } from '../search/export.ts';
 
 type GraphSpec = Extract<ChartSpec, { kind: 'graph' }>;
 
@@ -63,14 +64,14 @@ export function buildGraph(rows: readonly Row[], spec: GraphSpec): GraphData {
   const describe = new Map<string, Array<[string, string]>>();
   const lone: string[] = [];
   for (const r of rows) {
-    const src = toText(r[spec.srcCol]);
-    const dst = toText(r[spec.dstCol]);
+    const src = cellText(r[spec.srcCol]);
+    const dst = cellText(r[spec.dstCol]);
     if (dst !== '' && !describe.has(dst)) {
-      const d = spec.labelCols.map((c): [string, string] => [c, toText(r[c])]).filter(([, v]) => v !== '');
+      const d = spec.labelCols.map((c): [string, string] => [c, cellText(r[c])]).filter(([, v]) => v !== '');
       describe.set(dst, d);
     }
     if (spec.srcLabelCol && src !== '' && !describe.has(src)) {
-      const v = toText(r[spec.srcLabelCol]);
+      const v = cellText(r[spec.srcLabelCol]);
       if (v !== '') describe.set(src, [[spec.srcLabelCol, v]]);
     }
     if (src === '' || dst === '') {
@@ -96,8 +97,8 @@ export function buildGraph(rows: readonly Row[], spec: GraphSpec): GraphData {
         size: s,
         rows: 1,
         order: edges.size,
-        colorKey: spec.colorCol ? toText(r[spec.colorCol]) : null,
-        type: spec.typeCol ? toText(r[spec.typeCol]) : null,
+        colorKey: spec.colorCol ? cellText(r[spec.colorCol]) : null,
+        type: spec.typeCol ? cellText(r[spec.typeCol]) : null,
         score,
       });
     }

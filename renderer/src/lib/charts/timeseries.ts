@@ -2,7 +2,8 @@
 // percent() charts several fields), buckets missing between the first and last filled with 0 for counts
 // and sums (no events) and left as gaps for averages, extremes and percents. Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { fieldLabel, toNumber, toText, type Row } from './values.ts';
+import { fieldLabel, toNumber, type Row } from './values.ts';
+import { cellText } from '../search/export.ts';
 
 type TimeSpec = Extract<ChartSpec, { kind: 'time' }>;
 
@@ -73,7 +74,7 @@ export function buildTimeSeries(rows: readonly Row[], spec: TimeSpec, maxSeries 
     if (t === null) continue;
     seenTimes.push(t);
     const keys: Record<string, string> = {};
-    for (const k of spec.keyFields) keys[k] = toText(r[k]);
+    for (const k of spec.keyFields) keys[k] = cellText(r[k]);
     const keyText = spec.keyFields.map((k) => keys[k]).join('\u0000');
     for (const vf of spec.valueFields) {
       const v = toNumber(r[vf]);

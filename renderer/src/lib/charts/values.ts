@@ -1,6 +1,6 @@
 // Reading cells of a query result for charts: numbers that may arrive as text ("52.52"), labels of any
 // value, the columns of a result, and number formatting for axes, legends and tooltips.
-// Pure: tests/ui/charts.test.ts.
+// Pure: tests/ui/charts.test.ts. A label is a cell's text as the results table shows it (search/export.ts cellText).
 
 export type Row = Record<string, unknown>;
 
@@ -28,18 +28,6 @@ export function toNumber(v: unknown): number | null {
     return Number.isFinite(n) ? n : null;
   }
   return null;
-}
-
-/** The text of a cell as the table shows it: empty for null/absent, JSON for lists and objects. */
-export function toText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return String(v);
-  }
 }
 
 /** The result's columns: `field_order` when the response gave one, else the keys of the first rows. */
