@@ -4,15 +4,8 @@
 import { formatTime, zoneLabel, type Zone } from '../search/time.ts';
 
 export type { Zone };
-
-/** A row's time text or RFC 3339 → Date; null when it is neither. */
-export function parseRowTime(text: string): Date | null {
-  const s = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s)) return null;
-  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(s);
-  const d = new Date(zoned ? s.replace(' ', 'T') : `${s.replace(' ', 'T')}Z`);
-  return Number.isNaN(d.getTime()) ? null : d;
-}
+/** A row's time text or RFC 3339 → Date; null when it is neither: read as the workspace reads it. */
+export { parseEventTime as parseRowTime } from '../search/time.ts';
 
 /** "2026-01-02 03:04:05.678" in the zone (the time only with `timeOnly`). */
 export function formatInZone(d: Date, zone: Zone, timeOnly = false): string {
