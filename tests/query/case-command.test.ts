@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compileQuery } from '../../service/src/query/compile.ts';
-import { col, query, queryDataset } from '../support/query.ts';
+import { col, query, queryDataset, spanOf } from '../support/query.ts';
 
 const DATA = [
   { minute: 1, user: 'alice', host: 'web1', status_code: 200, image: 'C:\\Windows\\powershell.exe', bytes: 100 },
@@ -29,14 +29,6 @@ const fail = async (q: string) => {
   assert.equal(r.status, 400, JSON.stringify(r.body));
   assert.equal(r.body.error_type, 'translate');
   return r.body;
-};
-/** The code point span of `part` in `q` (whole-query coordinates, §6). */
-const spanOf = (q: string, part: string) => {
-  const cps = Array.from(q);
-  for (let i = 0; i + Array.from(part).length <= cps.length; i++) {
-    if (cps.slice(i, i + Array.from(part).length).join('') === part) return { start: i, end: i + Array.from(part).length };
-  }
-  throw new Error(`${part} not in ${q}`);
 };
 
 describe('branches and literal segments', () => {

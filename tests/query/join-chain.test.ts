@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query, queryStream, sseFrames } from '../support/query.ts';
+import { col, ingest, ok, query, queryStream, spanOf, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -147,12 +147,6 @@ const fails = async (q: string, fractal = joins) => {
   assert.equal(r.status, 400, JSON.stringify(r.body));
   assert.equal(r.body.success, false);
   return r.body;
-};
-/** The code point span of the first occurrence of `part` in `q` (ASCII queries). */
-const spanOf = (q: string, part: string, from = 0) => {
-  const start = q.indexOf(part, from);
-  assert.ok(start >= 0, `${part} in ${q}`);
-  return { start, end: start + part.length };
 };
 
 describe('join', () => {

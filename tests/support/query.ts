@@ -84,6 +84,17 @@ export async function sseFrames(res: Response): Promise<Array<{ event: string; d
     });
 }
 
+/**
+ * The span of the first `part` in `q` at or after code point `from`, in code points (the whole-query
+ * coordinates of `error_pos`, query-language.md §6).
+ */
+export function spanOf(q: string, part: string, from = 0): { start: number; end: number } {
+  const cps = Array.from(q);
+  const len = Array.from(part).length;
+  for (let i = from; i + len <= cps.length; i++) if (cps.slice(i, i + len).join('') === part) return { start: i, end: i + len };
+  throw new Error(`${part} not in ${q}`);
+}
+
 /** One column of the rows. */
 export const col = (body: QueryResponse, name: string) => body.results.map((r) => r[name]);
 
