@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, defaultIngest, signIn as apiSignIn, type TestAppliance } from '../support/appliance.ts';
 import { screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
-import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
+import { editor, queryText, rows, setQuery, waitDone } from '../support/workspace.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -79,19 +79,6 @@ const countsBy = (key: 'host' | 'user' | 'status') => {
 
 const sidebar = (page: Page) => page.getByRole('complementary', { name: /^Fields/ });
 const detail = (page: Page) => page.getByRole('complementary', { name: /^(Surrounding log|Log)\b/ });
-/** Waits until the run is over; with `n`, until the table shows n rows. */
-async function waitDone(page: Page, n?: number) {
-  await page.waitForFunction(
-    (n) => {
-      const s = document.querySelector('.toolbar [role="status"]')?.textContent ?? '';
-      if (/Running|Ready/.test(s) || !/\d/.test(s)) return false;
-      if (n === null) return true;
-      return Number(document.querySelector('[role="grid"]')?.getAttribute('aria-rowcount') ?? 0) - 1 === n;
-    },
-    n ?? null,
-    { timeout: 15_000 },
-  );
-}
 
 async function run(page: Page, q: string, n?: number) {
   await setQuery(page, q);

@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
 import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
-import { editor, queryText, rows, setQuery } from '../support/workspace.ts';
+import { editor, queryText, rows, setQuery, waitDone } from '../support/workspace.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -48,19 +48,6 @@ const OLD = [
 
 const status = (page: Page) => page.locator('.toolbar [role="status"]');
 
-/** Waits until the run finished with `n` rows shown. */
-async function waitRows(page: Page, n: number) {
-  await page.waitForFunction(
-    (n) => {
-      const s = document.querySelector('.toolbar [role="status"]')?.textContent ?? '';
-      const count = Number(document.querySelector('[role="grid"]')?.getAttribute('aria-rowcount') ?? 0) - 1; // minus the header row
-      return !/Running/.test(s) && count === n && (n > 0 || /\b0\b/.test(s));
-    },
-    n,
-    { timeout: 15_000 },
-  );
-}
-
 test('search workspace: run, histogram, filter by click, syntax error, export, keyboard, time range in the address, reload', async () => {
   const { page, pageErrors } = await signedInPage(browser, a.url + '/', { downloads: true });
 
@@ -74,7 +61,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await ingest(a, token, fractalId, [...EVENTS, ...OLD]);
   await setQuery(page, '*');
   await page.keyboard.press('Control+Enter');
-  await waitRows(page, EVENTS.length);
+  await waitDone(page, EVENTS.length);
   const canvas = page.locator('section[aria-label="Events over time"] canvas');
   await canvas.first().waitFor();
   assert.ok((await canvas.first().boundingBox())!.height > 40, 'the histogram is drawn');
@@ -90,20 +77,20 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
 
   // ---- click a value: field=value is added and the query runs again with fewer rows
   await rows(page).first().locator('[data-f="user"]').click();
-  await waitRows(page, 3);
+  await waitDone(page, 3);
   assert.equal(await queryText(page), 'user=alice');
   assert.match(page.url(), /q=user%3Dalice/);
   // Alt+click excludes.
   const web2 = rows(page).locator('[data-f="host"]', { hasText: 'web2' });
   await web2.click({ modifiers: ['Alt'] });
-  await waitRows(page, 2);
+  await waitDone(page, 2);
   assert.equal(await queryText(page), 'user=alice | host!=web2');
   // A value with quotes and a comma is quoted by the language's rules.
   await setQuery(page, 'user=alice');
   await page.keyboard.press('Enter');
-  await waitRows(page, 3);
+  await waitDone(page, 3);
   await rows(page).locator('[data-f="msg"]', { hasText: 'said' }).click();
-  await waitRows(page, 1);
+  await waitDone(page, 1);
   assert.equal(await queryText(page), 'user=alice | msg="said \\"hi\\", then left"');
 
   // ---- a syntax error: underlined at the service's position, its message under the editor
@@ -121,7 +108,7 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   // ---- export the current result as CSV and NDJSON, and read the files back
   await setQuery(page, 'user=alice');
   await page.keyboard.press('Control+Enter');
-  await waitRows(page, 3);
+  await waitDone(page, 3);
   const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   assert.match(csvDownload.suggestedFilename(), /^search-default-.*\.csv$/);
   const csv = readFileSync((await csvDownload.path())!, 'utf8');
@@ -165,13 +152,13 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await page.getByRole('button', { name: /^Time range:/ }).click();
   await page.getByRole('button', { name: 'Last 15 minutes' }).click();
   await page.waitForFunction(() => location.hash.includes('t=15m'));
-  await waitRows(page, 3);
+  await waitDone(page, 3);
   assert.match(page.url(), /q=user%3Dalice&t=15m&scope=fractal%3A/);
 
   // ---- reload the address: the same view comes back
   const url = page.url();
   await page.reload();
-  await waitRows(page, 3);
+  await waitDone(page, 3);
   assert.equal(page.url(), url);
   assert.equal(await queryText(page), 'user=alice');
   assert.match((await page.getByRole('button', { name: /^Time range:/ }).getAttribute('aria-label'))!, /Last 15 minutes/);
@@ -198,7 +185,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   assert.match(await page.locator('.results .empty').innerText(), /This fractal holds \d+ logs from 2025-03-01 10:00:00/);
   await screenshot(page, 'search-empty-range.png');
   await page.getByRole('button', { name: 'Search all its data' }).click();
-  await waitRows(page, 2);
+  await waitDone(page, 2);
   assert.match(page.url(), /t=all/);
 
   // ---- drag across the histogram: the range zooms to the selection (an absolute range in the address)
@@ -209,7 +196,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await page.mouse.move(box.x + box.width / 3, box.y + box.height / 2, { steps: 5 });
   await page.mouse.up();
   await page.waitForFunction(() => /from=.*&to=/.test(location.hash));
-  await waitRows(page, 2);
+  await waitDone(page, 2);
   const zoomed = new URL(page.url().replace('#/search?', '?')).searchParams;
   assert.ok(new Date(zoomed.get('from')!) <= new Date('2025-03-01T10:00:00Z'));
   assert.ok(new Date(zoomed.get('to')!) < new Date(Date.now() - 30 * 86400_000), 'the range ends long before now');
@@ -225,7 +212,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await setQuery(page, 'host=live');
   await page.getByRole('button', { name: /^Time range:/ }).click();
   await page.getByRole('button', { name: 'Last 15 minutes' }).click();
-  await waitRows(page, 40);
+  await waitDone(page, 40);
   const grid = page.locator('[role="grid"]');
   await grid.evaluate((el) => (el.scrollTop = 240)); // row 10 at the top of the view
   const reading = await page.locator('[role="row"][data-i="10"]').innerText();
@@ -261,7 +248,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await page.getByLabel('Username').waitFor();
   await signInWithForm(page);
   await editor(page).waitFor();
-  await waitRows(page, 2);
+  await waitDone(page, 2);
   assert.equal(await queryText(page), 'user=bob');
   assert.match(page.url(), /q=user%3Dbob&t=15m/);
   assert.notEqual(page.url(), before);
@@ -270,7 +257,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await page.getByRole('link', { name: 'Home', exact: true }).click();
   await page.getByRole('heading', { name: 'default', level: 1 }).waitFor();
   await page.getByRole('link', { name: 'Search', exact: true }).click();
-  await waitRows(page, 2);
+  await waitDone(page, 2);
   assert.equal(await queryText(page), 'user=bob');
   assert.match(page.url(), /#\/search\?q=user%3Dbob&t=15m/);
   await page.close();

@@ -24,3 +24,20 @@ export async function setQuery(page: Page, q: string) {
   await page.keyboard.press('Delete');
   if (q) await page.keyboard.insertText(q);
 }
+
+/**
+ * Waits until the run is over (the status shows its figures: neither running nor ready to run) and,
+ * with `n`, the table shows n rows.
+ */
+export async function waitDone(page: Page, n?: number) {
+  await page.waitForFunction(
+    (n) => {
+      const s = document.querySelector('.toolbar [role="status"]')?.textContent ?? '';
+      if (/Running|Ready/.test(s) || !/\d/.test(s)) return false;
+      if (n === null) return true;
+      return Number(document.querySelector('[role="grid"]')?.getAttribute('aria-rowcount') ?? 0) - 1 === n; // minus the header row
+    },
+    n ?? null,
+    { timeout: 15_000 },
+  );
+}
