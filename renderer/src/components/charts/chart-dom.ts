@@ -86,16 +86,11 @@ export function measure(node: HTMLElement, cb: (w: number, h: number) => void) {
   };
 }
 
-/**
- * Arrow keys, Home and End as a new index into n items (wrapping), or null for other keys. Left/Up go
- * back, Right/Down forward, unless `axis` keeps one pair for something else.
- */
-export function stepKey(e: KeyboardEvent, i: number, n: number, axis: 'both' | 'horizontal' | 'vertical' = 'both'): number | null {
+/** Arrow keys, Home and End as a new index into n items (wrapping), or null for other keys. Left/Up go back, Right/Down forward. */
+export function stepKey(e: KeyboardEvent, i: number, n: number): number | null {
   if (n <= 0) return null;
-  const back = axis === 'vertical' ? ['ArrowUp'] : axis === 'horizontal' ? ['ArrowLeft'] : ['ArrowLeft', 'ArrowUp'];
-  const fwd = axis === 'vertical' ? ['ArrowDown'] : axis === 'horizontal' ? ['ArrowRight'] : ['ArrowRight', 'ArrowDown'];
-  if (fwd.includes(e.key)) return i < 0 ? 0 : (i + 1) % n;
-  if (back.includes(e.key)) return i < 0 ? n - 1 : (i - 1 + n) % n;
+  if (e.key === 'ArrowRight' || e.key === 'ArrowDown') return i < 0 ? 0 : (i + 1) % n;
+  if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') return i < 0 ? n - 1 : (i - 1 + n) % n;
   if (e.key === 'Home') return 0;
   if (e.key === 'End') return n - 1;
   return null;
@@ -107,10 +102,6 @@ export function filterKey(e: KeyboardEvent): { negate: boolean } | null {
   if (e.key === 'Delete' || e.key === '-') return { negate: true };
   return null;
 }
-
-/** A fresh id for aria attributes. */
-let seq = 0;
-export const uid = (prefix: string) => `${prefix}-${++seq}`;
 
 /** Tick steps of a value axis whose values are all whole numbers (counts): no 0.5 between 0 and 1. */
 const WHOLE_STEPS = Array.from({ length: 16 }, (_, e) => [1, 2, 2.5, 5].map((m) => m * 10 ** e)).flat().filter((s) => Number.isInteger(s));
