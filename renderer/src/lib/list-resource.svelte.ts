@@ -1,5 +1,5 @@
 // The state the admin pages share: a list read from the service, a form's submission, and the row a
-// confirmation dialog asks about. Every refusal keeps the service's sentence (errorMessage) so the page
+// confirmation dialog asks about (the log detail's comment forms and deletion use the last two). Every refusal keeps the service's sentence (errorMessage) so the page
 // can show it where the person acted: the load's above the table, a row action's under its row, a
 // form's next to the form.
 import { errorMessage } from './api.ts';
