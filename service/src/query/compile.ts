@@ -8,6 +8,7 @@ import { Params } from './plan/params.ts';
 import { Pipeline, type CommentedLogIds, type OutputColumn } from './plan/pipeline.ts';
 import type { Condition, Query, Stage as AstStage } from './syntax/ast.ts';
 import { parseQuery } from './syntax/parser.ts';
+import { chTime } from '../storage/clickhouse.ts';
 
 export interface CompileOptions {
   table: string;
@@ -63,9 +64,6 @@ export interface CompiledQuery {
   regexes: string[];
   pipeline: Pipeline;
 }
-
-/** ClickHouse DateTime64 text for a Date (UTC, nanosecond scale accepts milliseconds). */
-export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
 const AGGREGATED_CAP = 10_000;
 

@@ -1,12 +1,11 @@
 // Field statistics for the search workspace: the value distribution of one field over a query's
 // result set (POST /api/v1/query/fieldstats) and the catalog of fields a scope holds
 // (GET /api/v1/query/fields, GET /api/v1/logs/fields).
-import type { Analytics } from '../storage/clickhouse.ts';
+import { chTime, type Analytics } from '../storage/clickhouse.ts';
 import { asNumberOrNull, asText } from './plan/columns.ts';
 import { Params } from './plan/params.ts';
 import { conjunction, rangeConditions } from './plan/pipeline.ts';
 import type { CompiledQuery } from './compile.ts';
-import { chTime } from './compile.ts';
 import { executableSql } from './run.ts';
 
 export interface FieldStats {
