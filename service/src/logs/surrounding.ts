@@ -11,7 +11,7 @@
 import type { Analytics } from '../storage/clickhouse.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
-import { executableSql, unpackFields } from '../query/run.ts';
+import { executableSql, isEngineTimeout, unpackFields } from '../query/run.ts';
 import { chTime } from '../storage/clickhouse.ts';
 import { FIELDS_TEXT_SQL, IN_MILLISECOND, millisecond } from './log-store.ts';
 
@@ -90,9 +90,7 @@ export async function surroundingLogs(ch: Analytics, req: SurroundingRequest, ti
       const rs = await ch.client.query({ query: executableSql(sql, timeoutS), query_params: params, format: 'JSONEachRow' });
       return (await rs.json()) as EngineRow[];
     } catch (err) {
-      // TIMEOUT_EXCEEDED (159) / QUERY_WAS_CANCELLED (394): the engine stopped at the query time-out.
-      const e = err as { code?: unknown; message?: unknown };
-      if (/^(159|394)$/.test(String(e.code ?? '')) || /Code: (159|394)\b/.test(String(e.message ?? ''))) {
+      if (isEngineTimeout(err)) {
         throw new HttpError(504, 'Looking for the surrounding logs took longer than the query time-out; ask for fewer, or an administrator can raise query_timeout_s.');
       }
       throw err;

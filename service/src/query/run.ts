@@ -34,6 +34,9 @@ function errorCode(err: unknown): number | undefined {
 
 const TIMEOUT_CODES = new Set([159, 394]);
 
+/** TIMEOUT_EXCEEDED (159) / QUERY_WAS_CANCELLED (394): the engine stopped the statement at its time-out. */
+export const isEngineTimeout = (err: unknown): boolean => TIMEOUT_CODES.has(errorCode(err) ?? -1);
+
 /** Compiles the patterns in the engine (RE2), all in one statement; throws what the engine says. */
 async function compileInEngine(ch: Analytics, patterns: string[]): Promise<void> {
   const select = patterns.map((_, i) => `match('', {p${i}:String})`).join(', ');
@@ -87,7 +90,7 @@ export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: Ru
     }
   } catch (err) {
     if (opts.signal?.aborted) return;
-    if (TIMEOUT_CODES.has(errorCode(err) ?? -1)) throw new QueryTimeoutError();
+    if (isEngineTimeout(err)) throw new QueryTimeoutError();
     throw new QueryExecutionError(String((err as Error).message ?? err));
   }
 }
