@@ -20,6 +20,7 @@ import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
 import { currentSelection } from '../auth/selection.ts';
+import { parseShownTime } from '../logs/log-store.ts';
 import type { Comment, CommentFilter } from './comments-store.ts';
 
 export const MAX_CONTENT = 10_000;
@@ -215,10 +216,8 @@ function targetFractal(ctx: Context, p: Principal, requested: string | undefined
 
 function parseTimeHint(text: string | undefined): Date | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  const t = text.trim();
-  // Rows show "YYYY-MM-DD hh:mm:ss.mmm" (UTC); RFC 3339 is accepted too.
-  const d = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(t) ? t : `${t.replace(' ', 'T')}Z`);
-  if (Number.isNaN(d.getTime())) throw badRequest('The field "timestamp" must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
+  const d = parseShownTime(text);
+  if (!d) throw badRequest('The field "timestamp" must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
   return d;
 }
 

@@ -9,6 +9,16 @@ const isoTime = (t: string): string => new Date(`${t.slice(0, 23).replace(' ', '
 const isoOrNull = (t: string | null): string | null => (t && !t.startsWith('1970-01-01') ? isoTime(t) : null);
 
 /**
+ * A time as a row shows it ("YYYY-MM-DD hh:mm:ss.mmm", UTC) or as RFC 3339 (a zone of its own),
+ * or null when it reads as no time.
+ */
+export function parseShownTime(text: string): Date | null {
+  const t = text.trim();
+  const d = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(t) ? t : `${t.replace(' ', 'T')}Z`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/**
  * The millisecond a row shows its time to (the stored time may be finer), as a condition with its
  * parameters `from` and `to`: with the fractal and the log id it reads one primary-key range.
  */

@@ -11,6 +11,7 @@ import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
 import { countPerBucket, runQueryRows, unpackFields } from '../query/run.ts';
+import { parseShownTime } from './log-store.ts';
 import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';
 
 const ScopeQuery = Type.Object({
@@ -91,9 +92,8 @@ export async function logsRoutes(app: App, ctx: Context) {
       if (!isUuid(body.log_id)) throw badRequest('log_id must be a valid UUID.');
       const scope = resolveReadScope(ctx, req.principal, { fractal_id: body.fractal_id });
       // Rows show times to the millisecond ("YYYY-MM-DD hh:mm:ss.mmm", UTC) or RFC 3339: look in that millisecond.
-      const text = body.timestamp.trim();
-      const t = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
-      if (Number.isNaN(t.getTime())) throw badRequest('timestamp must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
+      const t = parseShownTime(body.timestamp);
+      if (!t) throw badRequest('timestamp must be RFC 3339 or "YYYY-MM-DD hh:mm:ss.mmm" (UTC).');
       const row = await ctx.logs.logAt(scope.id, body.log_id, t);
       if (!row) throw notFound(`Log ${body.log_id} not found at ${body.timestamp} in this fractal.`);
       const iso = (s: string) => `${s.replace(' ', 'T')}Z`;

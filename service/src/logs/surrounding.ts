@@ -13,7 +13,7 @@ import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
 import { executableSql, isEngineTimeout, unpackFields } from '../query/run.ts';
 import { chTime } from '../storage/clickhouse.ts';
-import { FIELDS_TEXT_SQL, IN_MILLISECOND, millisecond } from './log-store.ts';
+import { FIELDS_TEXT_SQL, IN_MILLISECOND, millisecond, parseShownTime } from './log-store.ts';
 
 export const DEFAULT_SURROUNDING = 10;
 export const MAX_SURROUNDING = 200;
@@ -48,9 +48,7 @@ export interface Surrounding {
 export function parseRowTime(text: string): Date | null {
   const s = text.trim();
   if (!/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})?$/.test(s)) return null;
-  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(s);
-  const t = new Date(zoned ? s.replace(' ', 'T') : `${s.replace(' ', 'T')}Z`);
-  return Number.isNaN(t.getTime()) ? null : t;
+  return parseShownTime(s.replace(' ', 'T'));
 }
 
 /** Validates what the route's schema cannot: ids, the time, the field name. */
