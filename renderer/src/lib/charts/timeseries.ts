@@ -2,7 +2,7 @@
 // percent() charts several fields), buckets missing between the first and last filled with 0 for counts
 // and sums (no events) and left as gaps for averages, extremes and percents. Pure: tests/ui/charts.test.ts.
 import type { ChartSpec } from './spec.ts';
-import { fieldLabel, toNumber, type Row } from './values.ts';
+import { displayLabel, fieldLabel, toNumber, type Row } from './values.ts';
 import { cellText } from '../search/export.ts';
 
 type TimeSpec = Extract<ChartSpec, { kind: 'time' }>;
@@ -91,7 +91,7 @@ export function buildTimeSeries(rows: readonly Row[], spec: TimeSpec, maxSeries 
   const empty = spec.additive ? 0 : null;
   const manyValues = spec.valueFields.length > 1;
   const labelOf = (a: Acc) => {
-    const keyText = spec.keyFields.map((k) => (a.keys[k] === '' ? '(empty)' : a.keys[k])).join(' · ');
+    const keyText = spec.keyFields.map((k) => displayLabel(a.keys[k]!)).join(' · ');
     if (!keyText) return fieldLabel(a.valueField);
     return manyValues ? `${keyText} · ${fieldLabel(a.valueField)}` : keyText;
   };
