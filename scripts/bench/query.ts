@@ -25,6 +25,7 @@ import { request } from 'node:http';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { chTime } from '../../service/src/storage/clickhouse.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance } from '../../tests/support/appliance.ts';
 import { fmt, freshDataDir, median, root } from './support.ts';
 
@@ -339,7 +340,6 @@ const cpuSince = (c0: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000;
 };
-const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 
 interface Outcome {
@@ -394,8 +394,8 @@ async function main() {
 
     const params = {
       fid: state.fractalId,
-      start: chTime(state.startMs),
-      end: chTime(state.endMs),
+      start: chTime(new Date(state.startMs)),
+      end: chTime(new Date(state.endMs)),
       token: RARE_HASH.toLowerCase(),
       user: PROBE_USER,
     };
