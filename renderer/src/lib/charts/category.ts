@@ -40,7 +40,8 @@ export function categoryItems(rows: readonly Row[], labelField: string, valueFie
   return { items: [...byLabel.values()], skipped };
 }
 
-const byValueDesc = (a: CategoryItem, b: CategoryItem) => b.value - a.value || a.index - b.index;
+/** Largest value first, ties in the result's order. */
+export const byValueDesc = (a: CategoryItem, b: CategoryItem) => b.value - a.value || a.index - b.index;
 
 /** The `limit` largest items in the result's order (a sorted query keeps its sort); how many were left out. */
 export function topItems(items: readonly CategoryItem[], limit: number): { items: CategoryItem[]; hidden: number } {
