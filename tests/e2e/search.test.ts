@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
 import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
@@ -45,8 +45,6 @@ const OLD = [
   { timestamp: '2025-03-01T10:00:00Z', user: 'mallory', host: 'legacy', status: 403, msg: 'old breach attempt' },
   { timestamp: '2025-03-02T11:30:00Z', user: 'mallory', host: 'legacy', status: 200, msg: 'old breach success' },
 ];
-
-const status = (page: Page) => page.locator('.toolbar [role="status"]');
 
 test('search workspace: run, histogram, filter by click, syntax error, export, keyboard, time range in the address, reload', async () => {
   const { page, pageErrors } = await signedInPage(browser, a.url + '/', { downloads: true });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
