@@ -2,7 +2,7 @@
 // rows, column names and order, chart_type and is_aggregated.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { col, ingest, ok, query, queryDataset, sampleEvents } from '../support/query.ts';
+import { col, fractalWith, ok, query, queryDataset, sampleEvents } from '../support/query.ts';
 
 const data = queryDataset('investigation', sampleEvents);
 
@@ -106,12 +106,11 @@ describe('event search', () => {
 });
 
 test('numeric comparisons and sums read a number however it was stored: integer, fraction or numeric text', async () => {
-  const f = (await data.admin.post('/api/v1/fractals', { name: 'stored-numbers' })).body.data;
   const values: unknown[] = [500, 499, 500.5, '600', ' 7', true, 'abc', 9007199254740993n, undefined];
   // 2^53 + 1 as a JSON number (stored exactly, as text): JSON.stringify cannot write a bigint.
   const events = values.map((v, i) => (v === undefined ? { i } : { i, v: typeof v === 'bigint' ? `@big${i}` : v }));
-  await ingest(data.a, f.default_ingest_token, f.id, events.map((e) => JSON.parse(JSON.stringify(e).replace(/"@big\d+"/, '9007199254740993'))));
-  const run = (q: string) => ok(data.admin, q, { fractal_id: f.id });
+  const fractal_id = await fractalWith(data.a, data.admin, 'stored-numbers', events.map((e) => JSON.parse(JSON.stringify(e).replace(/"@big\d+"/, '9007199254740993'))));
+  const run = (q: string) => ok(data.admin, q, { fractal_id });
   const ids = async (q: string) => col(await run(q), 'i').map(Number).sort((x, y) => x - y);
   // §2: a value that is not a number (true, text, absent) counts as 0.
   assert.deepEqual(await ids('v>=500'), [0, 2, 3, 7]);

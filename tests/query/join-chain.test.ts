@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
-import { col, ingest, ok, query, queryStream, spanOf, sseFrames } from '../support/query.ts';
+import { col, fractalWith, ok, query, queryStream, spanOf, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -125,18 +125,10 @@ function greedyCount(events: Array<{ t: number; step: string }>, steps: number, 
 before(async () => {
   a = await startTestAppliance();
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const fj = (await admin.post('/api/v1/fractals', { name: 'joins' })).body.data;
-  const fc = (await admin.post('/api/v1/fractals', { name: 'chains' })).body.data;
-  joins = fj.id;
-  chains = fc.id;
-  await ingest(a, fj.default_ingest_token, joins, joinEvents());
-  await ingest(a, fc.default_ingest_token, chains, chainEvents());
-  const fd = (await admin.post('/api/v1/fractals', { name: 'dense' })).body.data;
-  dense = fd.id;
-  await ingest(a, fd.default_ingest_token, dense, denseEvents());
-  const fr = (await admin.post('/api/v1/fractals', { name: 'random' })).body.data;
-  random = fr.id;
-  await ingest(a, fr.default_ingest_token, random, randomEvents(7).map(({ t: _t, ...e }) => e));
+  joins = await fractalWith(a, admin, 'joins', joinEvents());
+  chains = await fractalWith(a, admin, 'chains', chainEvents());
+  dense = await fractalWith(a, admin, 'dense', denseEvents());
+  random = await fractalWith(a, admin, 'random', randomEvents(7).map(({ t: _t, ...e }) => e));
 });
 after(() => a.dispose());
 

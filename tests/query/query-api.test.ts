@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
 import { col, ingest, ok, query, queryStream, sampleEvents, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
@@ -10,16 +11,11 @@ let admin: Client;
 let fa: { id: string; token: string };
 let fb: { id: string; token: string };
 
-async function fractal(name: string) {
-  const f = (await admin.post('/api/v1/fractals', { name })).body.data;
-  return { id: f.id as string, token: f.default_ingest_token as string };
-}
-
 before(async () => {
   a = await startTestAppliance();
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  fa = await fractal('alpha');
-  fb = await fractal('beta');
+  fa = await ingestFractal(admin, 'alpha');
+  fb = await ingestFractal(admin, 'beta');
   await ingest(a, fa.token, fa.id, sampleEvents());
   await ingest(a, fb.token, fb.id, [
     { timestamp: new Date(Date.now() - 90_000).toISOString(), user: 'mallory', host: 'vpn', status: 403 },
@@ -241,7 +237,7 @@ describe('row cap and paging', () => {
 
   test('with the cap off, event searches page by 200 with a cursor', async () => {
     const many = Array.from({ length: 450 }, (_, i) => ({ timestamp: new Date(Date.now() - 3600_000 - i * 1000).toISOString(), n: i }));
-    const f = await fractal('paging');
+    const f = await ingestFractal(admin, 'paging');
     await ingest(a, f.token, f.id, many);
     await admin.put('/api/v1/settings', { max_query_rows: 0 });
     try {

@@ -4,7 +4,7 @@
 // event conditions still first (rule 1). Expected numbers are worked out by hand below.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { col, ingest, ok, query, queryDataset } from '../support/query.ts';
+import { col, fractalWith, ok, query, queryDataset } from '../support/query.ts';
 
 // Event 1 is the newest. bytes of event 13 is not a number.
 const ROWS: Array<[string, string, number | string, number]> = [
@@ -242,20 +242,19 @@ describe('window statistics in the pipeline (§1.9 rule 5)', () => {
 
   test('paging with the row cap off: every page is scored against all rows, not the rest after the cursor', async () => {
     // 205 events with bytes 1…205, newest first: median 103; |x − 103|: 0, 1 1, 2 2, … 102 102 → MAD 51.
-    const f = (await data.admin.post('/api/v1/fractals', { name: 'windows-paged' })).body.data;
     const base = Date.now();
-    await ingest(
+    const fractal_id = await fractalWith(
       data.a,
-      f.default_ingest_token,
-      f.id,
+      data.admin,
+      'windows-paged',
       Array.from({ length: 205 }, (_, i) => ({ timestamp: new Date(base - (205 - i) * 1000).toISOString(), bytes: i + 1 })),
     );
     assert.equal((await data.admin.put('/api/v1/settings', { max_query_rows: 0 })).status, 200);
     try {
-      const one = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id: f.id });
+      const one = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id });
       assert.equal(one.count, 200);
       assert.equal(one.has_more, true);
-      const two = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id: f.id, cursor: one.next_cursor });
+      const two = await ok(data.admin, '* | madOutlier(bytes)', { fractal_id, cursor: one.next_cursor });
       assert.deepEqual(col(two, 'bytes'), ['5', '4', '3', '2', '1']);
       for (const page of [one, two]) {
         assert.deepEqual(new Set(col(page, '_median')), new Set([103]));

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from './appliance.ts';
+import { ingestFractal } from './ingest.ts';
 import { waitForLogs } from './logs.ts';
 
 const minutesAgo = (m: number, base = Date.now()) => new Date(base - m * 60_000).toISOString();
@@ -31,6 +32,13 @@ export async function ingest(a: TestAppliance, token: string, fractalId: string,
   });
   assert.equal(r.status, 200, await r.text());
   await waitForLogs(a, fractalId, before + events.length);
+}
+
+/** A new fractal named `name` holding `events`, sent through the ingest endpoint; its id. */
+export async function fractalWith(a: TestAppliance, admin: Client, name: string, events: object[]): Promise<string> {
+  const f = await ingestFractal(admin, name);
+  await ingest(a, f.token, f.id, events);
+  return f.id;
 }
 
 export interface QueryResponse {
@@ -120,9 +128,7 @@ export function queryDataset(name: string, events: () => object[]): QueryDataset
   before(async () => {
     data.a = await startTestAppliance();
     data.admin = await signIn(data.a.url, 'admin', ADMIN_PASSWORD);
-    const f = (await data.admin.post('/api/v1/fractals', { name })).body.data;
-    data.fractal = f.id;
-    await ingest(data.a, f.default_ingest_token, data.fractal, events());
+    data.fractal = await fractalWith(data.a, data.admin, name, events());
   });
   after(() => data.a?.dispose());
   return data;
