@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { storedLogs, type StoredLog } from '../support/logs.ts';
 import { col, ingest, ok, query, sampleEvents } from '../support/query.ts';
+import { chTime } from '../../service/src/storage/clickhouse.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -15,7 +16,6 @@ let fb: string;
 let prism: string;
 let logsA: StoredLog[];
 
-const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /** The log of fractal A with these field values. */
 const logOf = (user: string, msg: string) => logsA.find((l) => l.fields.user === user && l.fields.msg === msg)!.log_id;

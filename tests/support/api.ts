@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, type Res, type TestAppliance } from './appliance.ts';
+import { chTime } from '../../service/src/storage/clickhouse.ts';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const API_KEY_RE = /^svc_[0-9a-f]{32,}$/;
@@ -94,7 +95,6 @@ export async function createApiKey(client: Client, scopePath: string, body: Reco
 
 // ---- the stores behind the API --------------------------------------------------------------
 
-const chTime = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /** Inserts log rows straight into ClickHouse for a fractal; returns what was inserted. */
 export async function insertLogs(

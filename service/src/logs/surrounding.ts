@@ -8,11 +8,10 @@
 // has N rows: a busy fractal answers from the first hour; a sparse one, or the edge of the data,
 // costs a few more index look-ups, never a scan of the whole fractal per ring. Every value is a
 // bound query parameter.
-import type { Analytics } from '../storage/clickhouse.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
 import { executableSql, isEngineTimeout, unpackFields } from '../query/run.ts';
-import { chTime } from '../storage/clickhouse.ts';
+import { chTime, type Analytics } from '../storage/clickhouse.ts';
 import { FIELDS_TEXT_SQL, IN_MILLISECOND, millisecond, parseShownTime } from './log-store.ts';
 
 export const DEFAULT_SURROUNDING = 10;
