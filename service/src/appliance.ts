@@ -13,6 +13,8 @@ import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
 import { CommentsStore } from './collaboration/comments-store.ts';
 import { commentRoutes } from './collaboration/routes.ts';
+import { DictionariesStore } from './dictionaries/dictionaries-store.ts';
+import { dictionaryRoutes } from './dictionaries/routes.ts';
 import type { Config } from './config.ts';
 import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
@@ -111,11 +113,14 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       max_query_rows: 10_000,
     }),
     comments: new CommentsStore(db),
+    dictionaries: new DictionariesStore(db, ch),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
 
   void ctx.retention.enforceAll(); // in the background: start-up must not wait on big deletions
+  // Rows of dictionaries deleted with their fractal or prism (SQLite cascades) go here.
+  void ctx.dictionaries.purgeOrphanRows().catch((err) => app.log.warn({ err: (err as Error).message }, 'could not remove rows of deleted dictionaries'));
   ctx.retention.start(60_000);
   const ingest = new Ingest(ctx);
   const replayed = await ingest.recover();
@@ -123,7 +128,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

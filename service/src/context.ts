@@ -8,6 +8,7 @@ import type { SessionStore } from './auth/sessions.ts';
 import type { UsersStore } from './auth/users-store.ts';
 import type { CommentsStore } from './collaboration/comments-store.ts';
 import type { Config } from './config.ts';
+import type { DictionariesStore } from './dictionaries/dictionaries-store.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
 import type { LogStore } from './logs/log-store.ts';
 import type { RetentionEnforcer } from './logs/retention.ts';
@@ -42,4 +43,5 @@ export interface Context {
   retention: RetentionEnforcer;
   settings: SettingsStore;
   comments: CommentsStore;
+  dictionaries: DictionariesStore;
 }

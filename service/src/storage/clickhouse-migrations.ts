@@ -67,6 +67,25 @@ const CLICKHOUSE_MIGRATIONS: Migration[] = [
         FROM ${t('logs_ingest')}`,
     ],
   },
+  {
+    // Rows of the user-managed dictionaries match() joins (SQLite holds their definitions). A row
+    // is its primary key's value and its columns as text; writing a key again adds a newer
+    // version, deleting adds a tombstone, and readers take each key's newest version, so reads
+    // are exact whether or not the engine has merged the versions yet.
+    version: 4,
+    name: 'dictionary rows',
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t('dictionary_rows')} (
+        dictionary_id UUID,
+        generation UInt32,
+        row_key String,
+        values Map(String, String),
+        version UInt64,
+        deleted UInt8 DEFAULT 0
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY (dictionary_id, generation, row_key)`,
+    ],
+  },
 ];
 
 export async function migrateClickHouse(ch: Analytics): Promise<void> {

@@ -151,4 +151,30 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       CREATE INDEX comment_tags_fractal_tag ON comment_tags(fractal_id, tag);
     `,
   },
+  {
+    version: 3,
+    name: 'dictionaries',
+    // User-managed lookup tables read by match() (query-language.md §3.11). Their definition lives
+    // here; their rows live in the engine (`dictionary_rows`), where a query joins them. A
+    // dictionary belongs to one fractal or one prism, or to everyone (both null: global); deleting
+    // the fractal or prism deletes it. `generation` is the row set queries read: replacing every
+    // row writes a new generation and then switches to it, so a query never sees half a replace.
+    sql: `
+      CREATE TABLE dictionaries (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        columns TEXT NOT NULL,
+        key_columns TEXT NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK (fractal_id IS NULL OR prism_id IS NULL)
+      );
+      CREATE UNIQUE INDEX dictionaries_scope_name ON dictionaries(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+    `,
+  },
 ];
