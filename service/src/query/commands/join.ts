@@ -14,7 +14,7 @@
 // row per key (the first it returns: for an event search, normally the newest), so each outer row
 // is kept or dropped, never repeated. For an event subquery the columns are its event columns
 // (timestamp, log_id, fractal_id, norm_log) and computed ones, or any event field named in include=.
-import { asText, type ColumnType } from '../plan/columns.ts';
+import { asText } from '../plan/columns.ts';
 import { QueryCompileError } from '../plan/errors.ts';
 import { Pipeline, type OutputColumn } from '../plan/pipeline.ts';
 import type { Block, Span, Stage as AstStage } from '../syntax/ast.ts';
@@ -170,39 +170,18 @@ export default defineCommand({
       `1 AS ${j}_m`,
       ...wanted.map((name, i) => `${byName(name).alias} AS ${j}_${i}`),
     ];
-    // One subquery row per key (the first it returns), so outer rows are kept or dropped, never multiplied.
-    const subSql = `(SELECT ${select.join(', ')} FROM (${sub.toSql(max)}) LIMIT 1 BY ${j}_k) AS ${j}`;
-    // Unmatched rows of a LEFT join: text and lists are empty by default; numbers and times NULL.
-    const joined = (i: number, t: ColumnType): string => (t === 'number' || t === 'time' ? `if(${j}_m = 1, ${j}_${i}, NULL)` : `${j}_${i}`);
-    const kind = type === 'left' ? 'LEFT' : 'INNER';
-
-    // ---- the outer side ----
-    const cur = p.current;
-    if (cur.isEvents && !cur.agg) {
-      const outerKey = asText(p.resolveIn(cur, key));
-      cur.joins.push(`${kind} JOIN ${subSql} ON ${outerKey} = ${j}_k`);
-      wanted.forEach((name, i) => {
-        const t = byName(name).type;
-        p.addComputed(`_join_${name}`, joined(i, t), t, { stage: cur });
-        p.listedLast.push(`_join_${name}`);
-        if (cur.projection && !cur.projection.includes(`_join_${name}`)) cur.projection.push(`_join_${name}`);
-      });
-      return;
-    }
-    const stage = p.newStage();
-    const outerKey = stage.input!.find((c) => c.name === key && !c.hidden);
-    if (!outerKey) {
-      const cols = stage.input!.filter((c) => !c.hidden).map((c) => c.name);
-      throw new QueryCompileError(
-        `join(): the outer rows have no column "${key}" (they have [${cols.join(', ')}]); after an aggregation, join on one of its group columns`,
-        call.args[0]?.span ?? call.nameSpan,
-      );
-    }
-    stage.joins.push(`${kind} JOIN ${subSql} ON ${asText({ sql: outerKey.alias, type: outerKey.type })} = ${j}_k`);
-    wanted.forEach((name, i) => {
-      const t = byName(name).type;
-      p.addComputed(`_join_${name}`, joined(i, t), t, { stage });
-      p.markLate(`_join_${name}`);
+    // One subquery row per key: the first it returns.
+    p.joinLookup({
+      alias: j,
+      sql: `SELECT ${select.join(', ')} FROM (${sub.toSql(max)}) LIMIT 1 BY ${j}_k`,
+      inner: type === 'inner',
+      key,
+      columns: wanted.map((name) => ({ name: `_join_${name}`, type: byName(name).type })),
+      missingKey: (cols) =>
+        new QueryCompileError(
+          `join(): the outer rows have no column "${key}" (they have [${cols.join(', ')}]); after an aggregation, join on one of its group columns`,
+          call.args[0]?.span ?? call.nameSpan,
+        ),
     });
   },
 });

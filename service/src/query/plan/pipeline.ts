@@ -376,6 +376,49 @@ export class Pipeline {
     this.late.add(name);
   }
 
+  /**
+   * Joins a lookup to the current rows (`join()`, `match()`). `sql` is a subquery aliased
+   * `alias` giving at most one row per key: `<alias>_k` (the key as text), `<alias>_m` (1) and
+   * `<alias>_<i>` for each of `columns`, so outer rows are kept or dropped, never repeated.
+   * - Event rows: the JOIN goes on stage 0 and each column is a per-event computed column, listed
+   *   after the event's own; later filters, sorts and aggregations read it like any other, and the
+   *   histogram counts the joined events.
+   * - Aggregated rows: a new stage joins on `key`, one of their columns (`missingKey` otherwise,
+   *   given the columns there are); the columns exist only after events, so conditions on them
+   *   apply after the join (§1.9 rule 5).
+   * Unmatched rows of a LEFT join: text and lists empty, numbers and times NULL.
+   */
+  joinLookup(l: {
+    alias: string;
+    sql: string;
+    inner: boolean;
+    key: string;
+    columns: Array<{ name: string; type: ColumnType }>;
+    missingKey: (columns: string[]) => Error;
+  }): void {
+    const kind = l.inner ? 'INNER' : 'LEFT';
+    const a = l.alias;
+    const value = (i: number, t: ColumnType): string => (t === 'number' || t === 'time' ? `if(${a}_m = 1, ${a}_${i}, NULL)` : `${a}_${i}`);
+    const cur = this.current;
+    if (cur.isEvents && !cur.agg) {
+      cur.joins.push(`${kind} JOIN (${l.sql}) AS ${a} ON ${asText(this.resolveIn(cur, l.key))} = ${a}_k`);
+      l.columns.forEach(({ name, type }, i) => {
+        this.addComputed(name, value(i, type), type, { stage: cur });
+        this.listedLast.push(name);
+        if (cur.projection && !cur.projection.includes(name)) cur.projection.push(name);
+      });
+      return;
+    }
+    const stage = this.newStage();
+    const outerKey = stage.input!.find((c) => c.name === l.key && !c.hidden);
+    if (!outerKey) throw l.missingKey(stage.input!.filter((c) => !c.hidden).map((c) => c.name));
+    stage.joins.push(`${kind} JOIN (${l.sql}) AS ${a} ON ${asText({ sql: outerKey.alias, type: outerKey.type })} = ${a}_k`);
+    l.columns.forEach(({ name, type }, i) => {
+      this.addComputed(name, value(i, type), type, { stage });
+      this.markLate(name);
+    });
+  }
+
   /** `groupBy(keys)`: a new stage when the current one already aggregated. */
   groupBy(keys: string[]): Stage {
     const stage = this.current.agg ? this.newStage() : this.current;
