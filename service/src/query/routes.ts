@@ -11,10 +11,10 @@ import { resolveReadScope } from './read-scope.ts';
 import { PAGE_SIZE } from './compile.ts';
 import {
   CURSOR,
+  HistogramScans,
   QueryExecutionError,
   QueryTimeoutError,
   RowHistogram,
-  runHistogram,
   runQueryRows,
   streamQueryRows,
   type Histogram,
@@ -77,7 +77,7 @@ const wantsHistogram = (p: PreparedQuery, req: QueryRequest): boolean => p.compi
 
 const histogramFields = (h: Histogram) => ({ histogram: h.buckets, time_start: h.time_start, time_end: h.time_end, bucket_seconds: h.bucket_seconds });
 
-/** How long the rows wait for a histogram that is not ready yet. */
+/** How long the stream waits for a histogram that is not ready yet before `done`. */
 const histogramGrace = () => new Promise<undefined>((r) => setTimeout(r, HISTOGRAM_GRACE_MS));
 
 /** The query returned every row it has: fewer than its cap, or one page with no next. */
@@ -99,6 +99,7 @@ function limitHit(p: PreparedQuery, count: number): string {
 
 export async function queryRoutes(app: App, ctx: Context) {
   const timeoutS = () => ctx.settings.get().query_timeout_s;
+  const histogramScans = new HistogramScans(HISTOGRAM_GRACE_MS);
 
   app.post('/api/v1/query', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
     const started = performance.now();
@@ -140,17 +141,14 @@ export async function queryRoutes(app: App, ctx: Context) {
       }
       if (wantsHistogram(p, req.body)) {
         // The histogram comes after the rows, never sharing the CPU with them. Rows that are all
-        // the events make it without a scan; otherwise its scan gets a grace, past which §5 lets
-        // it be omitted (its query is stopped). The stream, which the UI uses, sends it when ready.
+        // the events make it without a scan; otherwise its scan gets a grace when expected to
+        // finish within it (HistogramScans), else §5 lets it be omitted. The stream, which the UI
+        // uses, sends it when ready.
         const fromRows = new RowHistogram(p.compiled, p.start, p.end);
         fromRows.add(rows);
-        let h = fromRows.result(complete(p, rows.length, page.hasMore));
-        if (!h) {
-          const histogramControl = new AbortController();
-          const scan = runHistogram(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: histogramControl.signal });
-          h = await Promise.race([scan.catch(() => undefined), histogramGrace()]);
-          if (!h) histogramControl.abort();
-        }
+        const h =
+          fromRows.result(complete(p, rows.length, page.hasMore)) ??
+          (await histogramScans.withinGrace(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }));
         if (h) Object.assign(body, histogramFields(h));
       }
       body.execution_ms = Math.round(performance.now() - started);
@@ -224,7 +222,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         if (h) send('histogram', histogramFields(h));
         else {
           histogramPending = true;
-          histogram = runHistogram(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
+          histogram = histogramScans.run(ctx.ch, c, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }).then(
             (scanned) => {
               histogramPending = false;
               send('histogram', histogramFields(scanned));

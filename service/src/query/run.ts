@@ -5,7 +5,7 @@ import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
-import type { OutputColumn } from './plan/pipeline.ts';
+import { conjunction, type OutputColumn } from './plan/pipeline.ts';
 
 /** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
 export const CURSOR = Symbol('cursor');
@@ -206,6 +206,78 @@ export async function countPerBucket(ch: Analytics, q: CompiledQuery, bucketSeco
 export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram> {
   const bucket = histogramBucketSeconds(start, end);
   return histogramOf(start, end, bucket, await countPerBucket(ch, q, bucket, opts));
+}
+
+/** The events in the query's fractals and time range, without its filters: what the histogram's own scan reads through. */
+export async function eventsInRange(ch: Analytics, q: CompiledQuery, opts: RunOptions): Promise<number> {
+  const p = q.pipeline;
+  const sql = executableSql(`SELECT count() FROM ${p.options.table} WHERE ${conjunction(p.rangeWhere())}`, opts.timeoutS);
+  let n = 0;
+  for await (const chunk of ch.streamRows(sql, p.params.values, { signal: opts.signal })) for (const [c] of chunk) n = Number(c);
+  return n;
+}
+
+/** Fewer events than this are always waited for: their scans are too short to time a rate (the statement's own overhead dominates). */
+const FEW_EVENTS = 100_000;
+/** Weight of the newest scan in the learned rate. */
+const RATE_WEIGHT = 0.3;
+
+/**
+ * The histogram's own scan (a second pass over the range after the rows, when they cannot stand
+ * in for it), and whether POST /query waits for it. §5 lets /query omit a histogram not ready
+ * shortly after the rows; waiting the whole grace for a scan that cannot finish within it (a big
+ * range) only delayed every capped search by the grace. So /query waits only when the scan is
+ * expected to finish within the grace: the events in range (a count without the filters, a few
+ * ms) ÷ the rate earlier scans of this process read events at. With no rate yet, or few events,
+ * it waits, so a first query on small data gets its histogram. One instance per service.
+ */
+export class HistogramScans {
+  /** Events per ms: a moving average of finished scans, lowered to what a stopped one showed. */
+  private eventsPerMs?: number;
+
+  constructor(readonly graceMs: number) {}
+
+  /** The scan for the stream (which sends it whenever ready), timed to learn the rate. */
+  async run(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram> {
+    const events = eventsInRange(ch, q, opts).catch(() => 0);
+    const started = performance.now();
+    const h = await runHistogram(ch, q, start, end, opts);
+    this.finished(await events, performance.now() - started);
+    return h;
+  }
+
+  /** For /query: the histogram if its scan is expected to finish within the grace and does; else undefined, the scan stopped or never started. */
+  async withinGrace(ch: Analytics, q: CompiledQuery, start: Date, end: Date, opts: RunOptions): Promise<Histogram | undefined> {
+    const events = await eventsInRange(ch, q, opts).catch(() => undefined);
+    if (events === undefined || !this.expectedWithinGrace(events)) return undefined;
+    const late = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, late.signal]) : late.signal;
+    const started = performance.now();
+    const scan = runHistogram(ch, q, start, end, { ...opts, signal });
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((r) => (timer = setTimeout(r, this.graceMs, 'late')));
+    const h = await Promise.race([scan.catch(() => null), grace]);
+    clearTimeout(timer);
+    const ms = performance.now() - started;
+    if (h === 'late') {
+      late.abort();
+      // It read its events slower than `events` per `ms`: the rate is at most that.
+      if (events >= FEW_EVENTS) this.eventsPerMs = Math.min(this.eventsPerMs ?? Infinity, events / Math.max(ms, this.graceMs));
+      return undefined;
+    }
+    if (h) this.finished(events, ms);
+    return h ?? undefined;
+  }
+
+  private expectedWithinGrace(events: number): boolean {
+    return events < FEW_EVENTS || this.eventsPerMs === undefined || events / this.eventsPerMs < this.graceMs;
+  }
+
+  private finished(events: number, ms: number): void {
+    if (events < FEW_EVENTS) return;
+    const rate = events / Math.max(ms, 1);
+    this.eventsPerMs = this.eventsPerMs === undefined ? rate : (1 - RATE_WEIGHT) * this.eventsPerMs + RATE_WEIGHT * rate;
+  }
 }
 
 /**
