@@ -150,6 +150,9 @@ describe('validate and reference', () => {
     const gb = ref.commands.find((c: { name: string }) => c.name === 'groupBy');
     assert.match(gb.signature, /^groupBy\(/);
     assert.equal(gb.tier, 'CORE');
+    // match()'s example reads a dictionary: with one of that name, it validates like the rest.
+    const dict = await admin.post('/api/v1/dictionaries', { name: 'threat_intel', columns: ['ip', 'threat_score', 'category'], is_global: true });
+    assert.equal(dict.status, 201, JSON.stringify(dict.body));
     for (const c of ref.commands) {
       const r = await validate(c.example);
       assert.equal(r.body.valid, true, `${c.name} example "${c.example}" does not validate: ${r.body.error}`);

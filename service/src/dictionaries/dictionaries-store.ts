@@ -30,8 +30,8 @@ interface DictionaryRecord extends Omit<Dictionary, 'columns' | 'key_columns'> {
 
 export type DictionaryRow = Record<string, string>;
 
-/** Binds a value as a query parameter and returns its placeholder (the query's own Params.bind). */
-export type Bind = (value: unknown, type: string) => string;
+/** Binds a value as a query parameter and returns its placeholder (a query's own Params.bind fits). */
+export type Bind = (value: unknown, type: 'UUID' | 'UInt32' | 'UInt64' | 'String' | 'Array(String)' | 'Array(UUID)' | 'Array(UInt32)') => string;
 
 /** A statement built with bound values: its text and its parameters. */
 function bound(build: (bind: Bind) => string): { query: string; query_params: Record<string, unknown> } {
@@ -75,9 +75,10 @@ export class DictionariesStore {
     return rows.map(fromRecord);
   }
 
-  /** The dictionary `name` means in this scope: its own of that name first, else the global one. */
+  /** The dictionary `name` (any case) means in this scope: its own of that name first, else the global one. */
   resolve(scope: { type: 'fractal' | 'prism'; id: string }, name: string): Dictionary | undefined {
-    return this.visibleTo(scope).find((d) => d.name === name);
+    const wanted = name.toLowerCase();
+    return this.visibleTo(scope).find((d) => d.name.toLowerCase() === wanted);
   }
 
   /** A dictionary of the same name (case-insensitive) in the same scope, if any. */

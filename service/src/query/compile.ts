@@ -5,7 +5,7 @@ import { COMMANDS, findCommand } from './commands/registry.ts';
 import { assignmentColumn } from './plan/expressions.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { Params } from './plan/params.ts';
-import { Pipeline, type CommentedLogIds, type OutputColumn } from './plan/pipeline.ts';
+import { Pipeline, type CommentedLogIds, type OutputColumn, type PipelineOptions } from './plan/pipeline.ts';
 import type { Condition, Query, Stage as AstStage } from './syntax/ast.ts';
 import { parseQuery } from './syntax/parser.ts';
 import { chTime } from '../storage/clickhouse.ts';
@@ -21,6 +21,8 @@ export interface CompileOptions {
   cursor?: string;
   /** Comment look-up for `comment()` (see PipelineOptions). */
   commentedLogIds?: CommentedLogIds;
+  /** Dictionary look-up for `match()` (see PipelineOptions). */
+  dictionary?: PipelineOptions['dictionary'];
 }
 
 /** Event searches page by this many rows when `max_query_rows` is 0 (§5 Row cap). */
@@ -77,6 +79,7 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     start: chTime(options.start),
     end: chTime(options.end),
     commentedLogIds: options.commentedLogIds,
+    dictionary: options.dictionary,
     callCondition: (pipe, cond, resolve) => {
       const def = findCommand(cond.call.name);
       if (!def?.condition) {

@@ -75,6 +75,10 @@ function compileText(
       maxRows: ctx.settings.get().max_query_rows,
       cursor: req.cursor || undefined,
       commentedLogIds: (fractalIds, filter) => ctx.comments.commentedLogIds(fractalIds, filter),
+      dictionary: (name) => {
+        const d = ctx.dictionaries.resolve(scope, name);
+        return d && { name: d.name, columns: d.columns, keyColumns: d.key_columns, sql: (bind, key, include) => ctx.dictionaries.lookupSql(bind, d, key, include) };
+      },
     });
     return { text, compiled };
   } catch (err) {

@@ -38,6 +38,7 @@ import regex from './regex.ts';
 import replace from './replace.ts';
 import concat from './concat.ts';
 import lowercase from './lowercase.ts';
+import match from './match.ts';
 import uppercase from './uppercase.ts';
 import len from './len.ts';
 import logSize from './log-size.ts';
@@ -77,6 +78,7 @@ export const COMMANDS: CommandDefinition[] = [
   piechart, barchart, singleval, histogram, heatmap, graph, mesh, graphWorld,
   modifiedZScore, madOutlier,
   join, chain,
+  match,
 ];
 
 const byName = new Map<string, CommandDefinition>();

@@ -1,7 +1,17 @@
 // Every user value reaches ClickHouse as a bound query parameter, never as SQL text: the planner
 // asks `bind` for a placeholder and the executor sends the collected values with the statement.
 
-export type ParamType = 'UUID' | 'String' | 'Float64' | 'Int64' | 'UInt64' | 'Array(String)' | 'Array(UUID)' | "DateTime64(9, 'UTC')";
+export type ParamType =
+  | 'UUID'
+  | 'String'
+  | 'Float64'
+  | 'Int64'
+  | 'UInt32'
+  | 'UInt64'
+  | 'Array(String)'
+  | 'Array(UUID)'
+  | 'Array(UInt32)'
+  | "DateTime64(9, 'UTC')";
 
 export class Params {
   readonly values: Record<string, unknown> = {};

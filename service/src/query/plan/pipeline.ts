@@ -132,6 +132,20 @@ export interface PipelineOptions {
   callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>, resolve: (name: string) => Column): string;
   /** How `comment()` reads analysts' comments; absent where none can be read (it then fails to compile). */
   commentedLogIds?: CommentedLogIds;
+  /** How `match()` finds a dictionary by name in the query's scope; absent where none can be read. */
+  dictionary?: (name: string) => DictionaryLookup | undefined;
+}
+
+/**
+ * A dictionary as `match()` reads it (query-language.md §3.11), from the dictionaries domain:
+ * its columns, the columns it can be looked up by, and the SQL of its rows keyed by one of them
+ * (`k`, then `x0, x1, …` for `include`, one row per key), its values bound through `bind`.
+ */
+export interface DictionaryLookup {
+  name: string;
+  columns: string[];
+  keyColumns: string[];
+  sql(bind: Params['bind'], keyColumn: string, include: string[]): string;
 }
 
 /**

@@ -1,0 +1,78 @@
+// `match(dict="name", field=f, column=key, include=[c1, …], strict=false)` (query-language.md
+// §3.11): looks each row's `field` up in key column `column` of a user-managed dictionary (the
+// dictionaries domain; the query's own fractal or prism first, then the global ones) and adds the
+// `include` columns under their own names, empty when nothing matches; `strict=true` keeps only
+// matched rows. The dictionary's rows are joined inside the engine (Pipeline.joinLookup), so a
+// later filter, sort or aggregation reads the added columns like any other. Lookups are exact
+// text comparisons, as `=` compares text.
+import { reservedEventColumn } from '../plan/columns.ts';
+import { QueryCompileError } from '../plan/errors.ts';
+import type { Pipeline } from '../plan/pipeline.ts';
+import { Args } from './args.ts';
+import { defineCommand } from './command.ts';
+
+/** Lookups planned so far per pipeline: the N of the `mN_*` names. */
+const matchCount = new WeakMap<Pipeline, number>();
+
+export default defineCommand({
+  name: 'match',
+  tier: 'STANDARD',
+  category: 'enrichment',
+  signature: 'match(dict="name", field=f, column=key, include=[c1, …], strict=false)',
+  description:
+    'Looks the field up in key column `column` of a dictionary (the fractal\'s or prism\'s own, else a global one; exact text) and adds the include columns under their own names, empty when there is no match. strict=true keeps only matched rows.',
+  outputs: 'the rows\' columns, then each include column',
+  example: '* | match(dict="threat_intel", field=src_ip, column=ip, include=[threat_score,category])',
+  apply(call, p) {
+    const args = new Args(call);
+    args.allowOnly(['dict', 'field', 'column', 'include', 'strict']);
+    const dictName = args.text(['dict']);
+    if (!dictName) throw new QueryCompileError('match() requires dict= parameter', call.span);
+    const field = args.text(['field']);
+    if (!field) throw new QueryCompileError('match() requires field= parameter', call.span);
+    const include = [...new Set(args.list(['include']) ?? [])];
+    if (include.length === 0) throw new QueryCompileError('match() requires include= parameter with at least one column', call.span);
+    const column = args.text(['column']);
+    if (!column) throw new QueryCompileError('match() requires column= parameter to specify the lookup key column', call.span);
+
+    const lookup = p.options.dictionary;
+    if (!lookup) throw new QueryCompileError('match() cannot read dictionaries here', call.nameSpan);
+    const dict = lookup(dictName);
+    if (!dict || !dict.keyColumns.includes(column)) {
+      throw new QueryCompileError(`dictionary "${dictName}" with key column "${column}" not found`, args.named.get('dict')?.span ?? call.span);
+    }
+    const includeSpan = args.named.get('include')?.span ?? call.span;
+    for (const c of include) {
+      if (!dict.columns.includes(c)) {
+        throw new QueryCompileError(`match(): dictionary "${dict.name}" has no column "${c}" (its columns: ${dict.columns.join(', ')})`, includeSpan);
+      }
+      // An event's own columns are its identity: a dictionary column cannot stand in for them.
+      if (reservedEventColumn(c)) {
+        throw new QueryCompileError(`match(): the include column "${c}" would replace the event's own ${c}; leave it out of include=`, includeSpan);
+      }
+    }
+
+    const strictText = args.text(['strict']);
+    if (strictText !== undefined && !/^(true|false)$/i.test(strictText)) {
+      throw new QueryCompileError(`match(): strict must be true or false, got '${strictText}'`, args.named.get('strict')?.span ?? call.span);
+    }
+    const strict = strictText?.toLowerCase() === 'true';
+
+    const n = matchCount.get(p) ?? 0;
+    matchCount.set(p, n + 1);
+    const m = `m${n}`;
+    const rows = dict.sql((value, type) => p.params.bind(value, type), column, include);
+    p.joinLookup({
+      alias: m,
+      sql: `SELECT k AS ${m}_k, 1 AS ${m}_m, ${include.map((_, i) => `x${i} AS ${m}_${i}`).join(', ')} FROM (${rows})`,
+      inner: strict,
+      key: field,
+      columns: include.map((name) => ({ name, type: 'text' as const })),
+      missingKey: (cols) =>
+        new QueryCompileError(
+          `match(): the rows have no column "${field}" (they have [${cols.join(', ')}]); after an aggregation, look up one of its group columns`,
+          args.named.get('field')?.span ?? call.span,
+        ),
+    });
+  },
+});
