@@ -20,6 +20,8 @@ export interface RequestOptions {
   authRedirect?: boolean;
   /** The Accept header (JSON unless said otherwise; /query/stream answers server-sent events). */
   accept?: string;
+  /** A body sent as it is with its own Content-Type (a CSV import), instead of `body` as JSON. */
+  raw?: { type: string; data: string | Blob };
 }
 
 let unauthorizedHandler: (() => void) | null = null;
@@ -37,8 +39,11 @@ export function onUnauthorized(handler: () => void): void {
  */
 export async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
-  let body: string | undefined;
-  if (opts.body !== undefined) {
+  let body: string | Blob | undefined;
+  if (opts.raw) {
+    headers['Content-Type'] = opts.raw.type;
+    body = opts.raw.data;
+  } else if (opts.body !== undefined) {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(opts.body);
   }
@@ -54,7 +59,11 @@ export async function send(method: string, path: string, opts: RequestOptions = 
 }
 
 export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  const res = await send(method, path, opts);
+  return readEnvelope<T>(await send(method, path, opts));
+}
+
+/** The data of a response in the usual envelope; a refusal throws ApiError with the service's sentence. */
+export async function readEnvelope<T>(res: Response): Promise<T> {
   if (res.status === 204) return undefined as T;
 
   let payload: unknown = undefined;

@@ -1,0 +1,185 @@
+// The Dictionaries admin page in a real browser (Debian's Chromium via playwright-core) against a real
+// appliance on a fresh data dir: an administrator creates a dictionary (Enter submits), is told in the
+// service's words when the name is taken, imports a CSV file and then pasted CSV, sees the rows and the
+// row count, searches, edits a row inline, cancels a new row with Escape, deletes a row, sees a CSV
+// refusal verbatim, exports the rows as CSV, and runs the page's ready-made match() query in the
+// search workspace, whose rows carry a column from the dictionary. Screenshots go to test-artifacts/.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
+import { screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { ingest } from '../support/query.ts';
+import { rows as resultRows, waitDone } from '../support/workspace.ts';
+
+let a: TestAppliance;
+let browser: Browser;
+
+before(async () => {
+  ({ a, browser } = await startBrowserTest());
+  const { fractalId, token } = defaultIngest(a);
+  const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
+  await ingest(a, token, fractalId, [
+    { timestamp: ago(1), src_ip: '203.0.113.7', action: 'login', msg: 'login from scanner' },
+    { timestamp: ago(2), src_ip: '10.0.0.5', action: 'get', msg: 'internal fetch' },
+  ]);
+});
+after(() => stopBrowserTest(a, browser));
+
+const shot = (page: Page, name: string) => screenshot(page, name, { fullPage: true });
+const region = (page: Page, name: string | RegExp) => page.getByRole('region', { name });
+/** The body rows of a table, each one's first cell holding `text` when given. */
+const tableRows = (page: Page, table: string, text?: string) => {
+  const all = page.getByRole('table', { name: table, exact: true }).locator('tbody > tr');
+  return text === undefined ? all : all.filter({ has: page.locator('td:first-child', { hasText: text }) });
+};
+/** Waits until the rows table shows exactly these primary keys, in order. */
+async function waitForKeys(page: Page, keys: string[]) {
+  await page.waitForFunction(
+    (want) => {
+      const table = document.querySelector('table[aria-label="Rows of threat_intel"]');
+      if (!table) return false;
+      const got = [...table.querySelectorAll('tbody > tr > td:first-child .value')].map((td) => td.textContent);
+      return JSON.stringify(got) === JSON.stringify(want);
+    },
+    keys,
+  );
+}
+
+test('dictionaries: create, import a file and pasted CSV, search, edit, delete, export, and match() in the search', async () => {
+  const { page, pageErrors } = await signedInPage(browser, a.url + '/', { downloads: true });
+  await page.getByRole('link', { name: 'Admin', exact: true }).click();
+  await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Dictionaries', exact: true }).click();
+  await page.getByRole('heading', { name: 'Dictionaries', level: 1 }).waitFor();
+  await tableRows(page, 'Dictionaries').filter({ hasText: 'No dictionaries yet' }).waitFor();
+
+  // ---- create with the keyboard: Enter in the last field submits
+  const create = region(page, 'New dictionary for default');
+  await create.getByLabel('Name', { exact: true }).fill('threat_intel');
+  await create.getByLabel('Description').fill('Addresses seen attacking');
+  await create.getByLabel('Columns', { exact: true }).fill('ip, threat_score, category');
+  await create.getByLabel('Key columns').press('Enter');
+  const listed = tableRows(page, 'Dictionaries', 'threat_intel');
+  await listed.waitFor();
+  assert.match(await listed.innerText(), /own/);
+  assert.match(await listed.innerText(), /ip, threat_score, category/);
+  assert.equal(await listed.getByTestId('row-count').innerText(), '0');
+  await region(page, 'Rows of threat_intel').waitFor();
+  assert.match(page.url(), /#\/admin\/dictionaries\?fractal=[^&]+&dict=[0-9a-f-]{36}$/, 'the open dictionary is in the address');
+
+  // The same name again: the service's sentence under the form.
+  await create.getByLabel('Name', { exact: true }).fill('threat_intel');
+  await create.getByLabel('Columns', { exact: true }).fill('ip');
+  await create.getByRole('button', { name: 'Create dictionary' }).click();
+  assert.equal(await create.getByRole('alert').innerText(), 'A dictionary named "threat_intel" already exists here.');
+  await create.getByLabel('Name', { exact: true }).fill('');
+  await create.getByLabel('Columns', { exact: true }).fill('');
+
+  // ---- import a CSV file (add/update)
+  const importer = page.getByRole('form', { name: 'Import CSV into threat_intel' });
+  await importer.getByLabel('CSV file').setInputFiles({
+    name: 'intel.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('ip,threat_score,category\r\n203.0.113.7,90,scanner\r\n198.51.100.2,75,botnet\r\n192.0.2.44,40,"spam, bulk"\r\n'),
+  });
+  assert.match(await importer.innerText(), /intel\.csv/);
+  await importer.getByRole('button', { name: 'Import' }).click();
+  await importer.getByRole('status').filter({ hasText: 'Wrote 3 rows; threat_intel now holds 3.' }).waitFor();
+  await waitForKeys(page, ['192.0.2.44', '198.51.100.2', '203.0.113.7']);
+  assert.match(await tableRows(page, 'Rows of threat_intel', '192.0.2.44').innerText(), /spam, bulk/, 'a quoted comma stays in its value');
+  await listed.getByTestId('row-count').filter({ hasText: /^3$/ }).waitFor();
+
+  // ---- pasted CSV: one row updated, one added; Ctrl+Enter imports. A row is written whole: a column
+  // the header leaves out is empty afterwards.
+  const paste = importer.getByLabel('CSV text');
+  await paste.fill('ip,category\n198.51.100.2,botnet-c2\n100.64.1.1,tor-exit');
+  await paste.press('Control+Enter');
+  await importer.getByRole('status').filter({ hasText: 'Wrote 2 rows; threat_intel now holds 4.' }).waitFor();
+  await waitForKeys(page, ['100.64.1.1', '192.0.2.44', '198.51.100.2', '203.0.113.7']);
+  assert.deepEqual((await tableRows(page, 'Rows of threat_intel', '198.51.100.2').locator('td').allInnerTexts()).slice(0, 3), ['198.51.100.2', '', 'botnet-c2']);
+  await listed.getByTestId('row-count').filter({ hasText: /^4$/ }).waitFor();
+  assert.match(await region(page, 'Rows of threat_intel').innerText(), /Rows 1–4 of 4/);
+
+  // A column the dictionary lacks: refused in the service's words, nothing written.
+  await paste.fill('ip,owner\n10.0.0.5,it');
+  await importer.getByRole('button', { name: 'Import' }).click();
+  const refusal = importer.getByRole('alert');
+  await refusal.waitFor();
+  assert.match(await refusal.innerText(), /CSV row 2 has the column "owner", which the dictionary "threat_intel" does not have/);
+  await shot(page, 'admin-dictionary-import-error.png');
+  await paste.fill('');
+  await page.getByRole('heading', { name: 'Dictionaries', level: 1 }).scrollIntoViewIfNeeded();
+  await shot(page, 'admin-dictionaries.png');
+
+  // ---- search
+  const searchBox = page.getByLabel('Search rows of threat_intel');
+  await searchBox.fill('BOTNET');
+  await waitForKeys(page, ['198.51.100.2']);
+  assert.match(await region(page, 'Rows of threat_intel').innerText(), /Rows 1–1 of 1 matching the search/);
+  await searchBox.fill('');
+  await searchBox.press('Enter');
+  await waitForKeys(page, ['100.64.1.1', '192.0.2.44', '198.51.100.2', '203.0.113.7']);
+
+  // ---- edit a row inline: its key is fixed, Enter saves
+  await page.getByRole('button', { name: 'Edit row 192.0.2.44' }).click();
+  const edit = page.getByRole('form', { name: 'Edit row 192.0.2.44' });
+  assert.ok(await edit.getByLabel('ip', { exact: true }).isDisabled(), 'the primary key cannot change');
+  assert.equal(await edit.getByLabel('category', { exact: true }).inputValue(), 'spam, bulk');
+  await edit.getByLabel('threat_score', { exact: true }).fill('55');
+  await shot(page, 'admin-dictionary-edit-row.png');
+  await edit.getByLabel('threat_score', { exact: true }).press('Enter');
+  await edit.waitFor({ state: 'detached' });
+  await page.getByRole('status').filter({ hasText: 'Row 192.0.2.44 saved.' }).waitFor();
+  await tableRows(page, 'Rows of threat_intel', '192.0.2.44').locator('td').nth(1).filter({ hasText: /^55$/ }).waitFor();
+  assert.match(await tableRows(page, 'Rows of threat_intel', '192.0.2.44').innerText(), /spam, bulk/, 'the other values stay');
+
+  // A new row, then Escape: nothing is written.
+  await page.getByRole('button', { name: 'Add row' }).click();
+  const fresh = page.getByRole('form', { name: 'New row in threat_intel' });
+  assert.ok(await fresh.getByLabel('ip', { exact: true }).evaluate((el) => el === document.activeElement), 'typing starts in the first field');
+  await page.keyboard.type('1.2.3.4');
+  await page.keyboard.press('Escape');
+  await fresh.waitFor({ state: 'detached' });
+  await listed.getByTestId('row-count').filter({ hasText: /^4$/ }).waitFor();
+
+  // ---- delete a row
+  await page.getByRole('button', { name: 'Delete row 100.64.1.1' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete row 100.64.1.1?' });
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await waitForKeys(page, ['192.0.2.44', '198.51.100.2', '203.0.113.7']);
+  await listed.getByTestId('row-count').filter({ hasText: /^3$/ }).waitFor();
+
+  // ---- export the rows as CSV
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  assert.equal(download.suggestedFilename(), 'dictionary-threat_intel.csv');
+  assert.equal(
+    readFileSync((await download.path())!, 'utf8'),
+    'ip,threat_score,category\r\n192.0.2.44,55,"spam, bulk"\r\n198.51.100.2,,botnet-c2\r\n203.0.113.7,90,scanner\r\n',
+  );
+
+  // ---- the ready-made query, for the field the logs use
+  const usage = region(page, 'Use threat_intel in a query');
+  const queryBox = usage.getByTestId('usage-query');
+  assert.equal(await queryBox.innerText(), '* | match(dict="threat_intel", field=ip, column=ip, include=[threat_score,category])');
+  await usage.getByLabel('Field of your logs holding the ip').fill('src_ip');
+  const q = '* | match(dict="threat_intel", field=src_ip, column=ip, include=[threat_score,category])';
+  assert.equal(await queryBox.innerText(), q);
+  await usage.getByRole('button', { name: 'Copy the match() query' }).click();
+  await usage.getByRole('button', { name: 'Copy the match() query' }).filter({ hasText: 'Copied' }).waitFor();
+  await shot(page, 'admin-dictionary-rows.png');
+
+  // Run it in the search workspace: the event from the listed address carries the dictionary's category.
+  await usage.getByRole('link', { name: 'Run in search' }).click();
+  await waitDone(page, 2);
+  const scanner = resultRows(page).filter({ hasText: '203.0.113.7' });
+  assert.equal(await scanner.locator('[data-f="category"]').innerText(), 'scanner');
+  assert.equal(await scanner.locator('[data-f="threat_score"]').innerText(), '90');
+  const unknown = resultRows(page).filter({ hasText: '10.0.0.5' });
+  assert.doesNotMatch(await unknown.innerText(), /scanner|botnet|spam/, 'an address the dictionary lacks gets no values');
+  await screenshot(page, 'search-match-dictionary.png');
+
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
