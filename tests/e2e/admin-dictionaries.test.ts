@@ -183,3 +183,69 @@ test('dictionaries: create, import a file and pasted CSV, search, edit, delete, 
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
+
+test('dictionaries: a global one with two key columns, its definition edited, a row added by hand, then deleted', async () => {
+  const { page, pageErrors } = await signedInPage(browser, a.url + '/#/admin/dictionaries');
+  await page.getByRole('heading', { name: 'Dictionaries', level: 1 }).waitFor();
+
+  const create = region(page, /^New dictionary/);
+  await create.getByLabel('Name', { exact: true }).fill('asset_owner');
+  await create.getByLabel('Columns', { exact: true }).fill('host, ip, owner');
+  await create.getByLabel('Key columns').fill('host, ip');
+  await create.getByRole('checkbox', { name: /Global/ }).check();
+  await region(page, 'New dictionary for every scope').waitFor();
+  await create.getByRole('button', { name: 'Create dictionary' }).click();
+  const listed = tableRows(page, 'Dictionaries', 'asset_owner');
+  await listed.waitFor();
+  assert.match(await listed.innerText(), /global/);
+  assert.match(await listed.innerText(), /host, ip/);
+
+  // ---- the definition: a column added; the primary key cannot change (the service says why)
+  await page.getByRole('button', { name: 'Edit definition' }).click();
+  const def = page.getByRole('form', { name: 'Definition of asset_owner' });
+  await def.getByLabel('Columns', { exact: true }).fill('host, ip, owner, team');
+  await def.getByLabel('Columns', { exact: true }).press('Enter');
+  await def.waitFor({ state: 'detached' });
+  await page.getByRole('table', { name: 'Rows of asset_owner' }).getByRole('columnheader', { name: 'team' }).waitFor();
+  assert.match(await listed.innerText(), /host, ip, owner, team/);
+  await page.getByRole('button', { name: 'Edit definition' }).click();
+  await def.getByLabel('Key columns').fill('ip, host');
+  await def.getByRole('button', { name: 'Save definition' }).click();
+  assert.equal(
+    await def.getByRole('alert').innerText(),
+    'The first key column ("host") identifies the rows and cannot change; create a new dictionary instead.',
+  );
+  await def.getByLabel('Key columns').press('Escape');
+  await def.waitFor({ state: 'detached' });
+
+  // ---- a row typed in by hand; Enter adds it
+  await page.getByRole('button', { name: 'Add row' }).click();
+  const fresh = page.getByRole('form', { name: 'New row in asset_owner' });
+  await fresh.getByLabel('host', { exact: true }).fill('web1');
+  await fresh.getByLabel('ip', { exact: true }).fill('10.0.0.5');
+  await fresh.getByLabel('owner', { exact: true }).fill('Zoë "ops" Martin');
+  await fresh.getByLabel('team', { exact: true }).press('Enter');
+  await fresh.waitFor({ state: 'detached' });
+  const added = tableRows(page, 'Rows of asset_owner', 'web1');
+  await added.waitFor();
+  assert.deepEqual((await added.locator('td').allInnerTexts()).slice(0, 4), ['web1', '10.0.0.5', 'Zoë "ops" Martin', '']);
+  await listed.getByTestId('row-count').filter({ hasText: /^1$/ }).waitFor();
+
+  // ---- the query looks up by the second key column when asked
+  const usage = region(page, 'Use asset_owner in a query');
+  await usage.getByLabel('Look up by column').selectOption('ip');
+  await usage.getByLabel('Field of your logs holding the ip').fill('src_ip');
+  assert.equal(await usage.getByTestId('usage-query').innerText(), '* | match(dict="asset_owner", field=src_ip, column=ip, include=[host,owner,team])');
+  await shot(page, 'admin-dictionary-global.png');
+
+  // ---- deleting the dictionary closes it
+  await listed.getByRole('button', { name: 'Delete dictionary asset_owner' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete dictionary asset_owner?' });
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await listed.waitFor({ state: 'detached' });
+  await region(page, 'Rows of asset_owner').waitFor({ state: 'detached' });
+  assert.doesNotMatch(page.url(), /dict=/);
+
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
