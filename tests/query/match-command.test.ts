@@ -111,6 +111,16 @@ describe('match() adds dictionary columns', () => {
     ]);
   });
 
+  test('an empty dictionary matches nothing: empty columns, and strict keeps no row', async () => {
+    const r = await admin.post('/api/v1/dictionaries', { name: 'empty_one', columns: ['ip', 'note'], fractal_id: fa });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const loose = await run('* | match(dict=empty_one, field=src_ip, column=ip, include=[note])');
+    assert.equal(loose.count, 8);
+    assert.deepEqual([...new Set(col(loose, 'note'))], ['']);
+    const strict = await run('* | match(dict=empty_one, field=src_ip, column=ip, include=[note], strict=true)');
+    assert.equal(strict.count, 0);
+  });
+
   test('rows written or replaced after a query show in the next one', async () => {
     const ref = (await admin.get(`/api/v1/dictionaries?fractal_id=${fa}`)).body.data.find((d: { name: string }) => d.name === 'threat_intel');
     assert.equal(ref.id, intel);

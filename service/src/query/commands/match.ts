@@ -2,17 +2,13 @@
 // §3.11): looks each row's `field` up in key column `column` of a user-managed dictionary (the
 // dictionaries domain; the query's own fractal or prism first, then the global ones) and adds the
 // `include` columns under their own names, empty when nothing matches; `strict=true` keeps only
-// matched rows. The dictionary's rows are joined inside the engine (Pipeline.joinLookup), so a
-// later filter, sort or aggregation reads the added columns like any other. Lookups are exact
-// text comparisons, as `=` compares text.
-import { reservedEventColumn } from '../plan/columns.ts';
+// matched rows. The columns are computed per row inside the engine (on the events, or on a new
+// stage after an aggregation), so a later filter, sort or aggregation reads them like any other.
+// Lookups are exact text comparisons, as `=` compares text.
+import { asText, reservedEventColumn } from '../plan/columns.ts';
 import { QueryCompileError } from '../plan/errors.ts';
-import type { Pipeline } from '../plan/pipeline.ts';
 import { Args } from './args.ts';
 import { defineCommand } from './command.ts';
-
-/** Lookups planned so far per pipeline: the N of the `mN_*` names. */
-const matchCount = new WeakMap<Pipeline, number>();
 
 export default defineCommand({
   name: 'match',
@@ -58,21 +54,28 @@ export default defineCommand({
     }
     const strict = strictText?.toLowerCase() === 'true';
 
-    const n = matchCount.get(p) ?? 0;
-    matchCount.set(p, n + 1);
-    const m = `m${n}`;
+    // The dictionary's rows as one constant (keys, 1s, then each include column): the engine
+    // computes it once and each row looks its key up by hash in `transform`, so an event search
+    // still reads newest-first and stops at the row cap (a JOIN would read and sort every match).
     const rows = dict.sql((value, type) => p.params.bind(value, type), column, include);
-    p.joinLookup({
-      alias: m,
-      sql: `SELECT k AS ${m}_k, 1 AS ${m}_m, ${include.map((_, i) => `x${i} AS ${m}_${i}`).join(', ')} FROM (${rows})`,
-      inner: strict,
-      key: field,
-      columns: include.map((name) => ({ name, type: 'text' as const })),
-      missingKey: (cols) =>
-        new QueryCompileError(
-          `match(): the rows have no column "${field}" (they have [${cols.join(', ')}]); after an aggregation, look up one of its group columns`,
-          args.named.get('field')?.span ?? call.span,
-        ),
+    const table = `(SELECT tuple(groupArray(k), groupArray(toUInt8(1)), ${include.map((_, i) => `groupArray(x${i})`).join(', ')}) FROM (${rows}))`;
+    const stage = p.rowStage();
+    if (!stage.isEvents && !stage.input!.some((c) => c.name === field && !c.hidden)) {
+      const cols = stage.input!.filter((c) => !c.hidden).map((c) => c.name);
+      throw new QueryCompileError(
+        `match(): the rows have no column "${field}" (they have [${cols.join(', ')}]); after an aggregation, look up one of its group columns`,
+        args.named.get('field')?.span ?? call.span,
+      );
+    }
+    const key = asText(p.resolveIn(stage, field));
+    if (strict) p.addWhere(stage, `transform(${key}, tupleElement(${table}, 1), tupleElement(${table}, 2), toUInt8(0)) = 1`);
+    include.forEach((name, i) => {
+      p.addComputed(name, `transform(${key}, tupleElement(${table}, 1), tupleElement(${table}, ${i + 3}), '')`, 'text', { stage });
+      if (stage.isEvents) {
+        // Listed after the event's own fields, also under a table() projection.
+        p.listedLast.push(name);
+        if (stage.projection && !stage.projection.includes(name)) stage.projection.push(name);
+      }
     });
   },
 });

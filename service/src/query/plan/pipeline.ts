@@ -379,6 +379,12 @@ export class Pipeline {
     this.derived.add(col.name);
   }
 
+  /** A condition in SQL on a stage's rows that a command plans itself (`match(strict=true)`), counted like a written filter. */
+  addWhere(stage: Stage, sql: string): void {
+    this.planned.add(sql);
+    stage.where.push(sql);
+  }
+
   /** Marks a name as existing only after events (a group key a command names itself, e.g. `value`). */
   markDerived(name: string): void {
     this.derived.add(name);
@@ -391,7 +397,7 @@ export class Pipeline {
   }
 
   /**
-   * Joins a lookup to the current rows (`join()`, `match()`). `sql` is a subquery aliased
+   * Joins a lookup to the current rows (`join()`). `sql` is a subquery aliased
    * `alias` giving at most one row per key: `<alias>_k` (the key as text), `<alias>_m` (1) and
    * `<alias>_<i>` for each of `columns`, so outer rows are kept or dropped, never repeated.
    * - Event rows: the JOIN goes on stage 0 and each column is a per-event computed column, listed
