@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { defaultIngest, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, defaultIngest, makeUser, passwordOf, signIn, type TestAppliance } from '../support/appliance.ts';
+import { grant } from '../support/api.ts';
 import { screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
 import { rows as resultRows, waitDone } from '../support/workspace.ts';
@@ -246,6 +247,35 @@ test('dictionaries: a global one with two key columns, its definition edited, a 
   await region(page, 'Rows of asset_owner').waitFor({ state: 'detached' });
   assert.doesNotMatch(page.url(), /dict=/);
 
+  assert.deepEqual(pageErrors, []);
+  await page.close();
+});
+
+test('an analyst, who is no administrator, reaches Dictionaries from the top bar and keeps their fractal’s lists', async () => {
+  const admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+  await makeUser(admin, 'ann');
+  await grant(admin, defaultIngest(a).fractalId, { username: 'ann' }, 'analyst');
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(a.url + '/');
+  await page.getByLabel('Username').fill('ann');
+  await page.getByLabel('Password').fill(passwordOf('ann'));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  const sections = page.getByRole('navigation', { name: 'Sections' });
+  await sections.getByRole('link', { name: 'Dictionaries', exact: true }).click();
+  assert.equal(await sections.getByRole('link', { name: 'Admin', exact: true }).count(), 0, 'the rest of Admin stays with administrators');
+  const nav = page.getByRole('navigation', { name: 'Administration' });
+  assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Dictionaries']);
+  await page.getByRole('heading', { name: 'Dictionaries', level: 1 }).waitFor();
+
+  const create = region(page, 'New dictionary for default');
+  await create.getByLabel('Name', { exact: true }).fill('ann_watchlist');
+  await create.getByLabel('Columns', { exact: true }).fill('user, reason');
+  await create.getByLabel('Key columns').press('Enter');
+  await tableRows(page, 'Dictionaries', 'ann_watchlist').waitFor();
+  await tableRows(page, 'Dictionaries', 'threat_intel').waitFor();
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
