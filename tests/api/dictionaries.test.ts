@@ -119,7 +119,7 @@ describe('a dictionary from creation to deletion', () => {
     assert.deepEqual(listed.map((x) => [x.name, x.row_count]), [['threat_intel', 3]]);
   });
 
-  test('JSON rows add and update by primary key; a later row of the same key wins; replace swaps every row', async () => {
+  test('JSON rows add and update by primary key in order, a left-out column keeping its value; replace swaps every row', async () => {
     const d = await newDict(anna, { name: 'owners', columns: ['host', 'owner', 'team'], fractal_id: alpha.id });
     let w = expectOk(
       await anna.post(`/api/v1/dictionaries/${d.id}/rows`, {
@@ -133,8 +133,16 @@ describe('a dictionary from creation to deletion', () => {
     assert.deepEqual(w, { written: 3, row_count: 2 });
     assert.deepEqual((await rowsOf(anna, d.id)).rows, [
       { host: 'db-1', owner: 'lee', team: '3' },
-      { host: 'web-1', owner: 'kai', team: '' },
+      { host: 'web-1', owner: 'kai', team: 'web' },
     ]);
+    expectOk(await anna.post(`/api/v1/dictionaries/${d.id}/rows`, { rows: [{ host: 'db-1', team: 'dba' }, { host: 'new-1' }] }));
+    assert.deepEqual((await rowsOf(anna, d.id)).rows, [
+      { host: 'db-1', owner: 'lee', team: 'dba' },
+      { host: 'new-1', owner: '', team: '' },
+      { host: 'web-1', owner: 'kai', team: 'web' },
+    ]);
+    expectOk(await anna.post(`/api/v1/dictionaries/${d.id}/rows`, { rows: [{ host: 'db-1', owner: null }] }));
+    assert.deepEqual((await rowsOf(anna, d.id)).rows[0], { host: 'db-1', owner: '', team: 'dba' }, 'null clears a value');
     w = expectOk(await anna.post(`/api/v1/dictionaries/${d.id}/rows`, { rows: [{ host: 'app-1', owner: 'sam', team: 'app' }], replace: true }));
     assert.deepEqual(w, { written: 1, row_count: 1 });
     assert.deepEqual((await rowsOf(anna, d.id)).rows, [{ host: 'app-1', owner: 'sam', team: 'app' }]);
@@ -167,11 +175,15 @@ describe('a dictionary from creation to deletion', () => {
   test('CSV with new columns is refused unless add_columns=true, which adds them to the definition', async () => {
     const d = await newDict(anna, { name: 'assets', columns: ['host', 'owner'], fractal_id: alpha.id });
     expectError(await importCsv(anna, d.id, 'host,owner,site\nweb-1,kim,ams\n'), 400, '"site"');
-    const w = expectOk(await importCsv(anna, d.id, 'host,owner,site\nweb-1,kim,ams\n', '?add_columns=true'));
-    assert.equal(w.row_count, 1);
+    expectOk(await importCsv(anna, d.id, 'host,owner\nweb-1,kim\ndb-1,lee\n'));
+    const w = expectOk(await importCsv(anna, d.id, 'host,site\nweb-1,ams\n', '?add_columns=true'));
+    assert.equal(w.row_count, 2);
     const got = expectOk<Dict>(await anna.get(`/api/v1/dictionaries/${d.id}`));
     assert.deepEqual(got.columns, ['host', 'owner', 'site']);
-    assert.deepEqual((await rowsOf(anna, d.id)).rows, [{ host: 'web-1', owner: 'kim', site: 'ams' }]);
+    assert.deepEqual((await rowsOf(anna, d.id)).rows, [
+      { host: 'db-1', owner: 'lee', site: '' },
+      { host: 'web-1', owner: 'kim', site: 'ams' },
+    ]);
   });
 
   test('renaming, adding a key column and deleting; the primary key column cannot change', async () => {

@@ -91,14 +91,15 @@ test('dictionaries: create, import a file and pasted CSV, search, edit, delete, 
   assert.match(await tableRows(page, 'Rows of threat_intel', '192.0.2.44').innerText(), /spam, bulk/, 'a quoted comma stays in its value');
   await listed.getByTestId('row-count').filter({ hasText: /^3$/ }).waitFor();
 
-  // ---- pasted CSV: one row updated, one added; Ctrl+Enter imports. A row is written whole: a column
-  // the header leaves out is empty afterwards.
+  // ---- pasted CSV: one row updated, one added; Ctrl+Enter imports. A column the header leaves out
+  // keeps its value in the updated row and is empty in the new one.
   const paste = importer.getByLabel('CSV text');
   await paste.fill('ip,category\n198.51.100.2,botnet-c2\n100.64.1.1,tor-exit');
   await paste.press('Control+Enter');
   await importer.getByRole('status').filter({ hasText: 'Wrote 2 rows; threat_intel now holds 4.' }).waitFor();
   await waitForKeys(page, ['100.64.1.1', '192.0.2.44', '198.51.100.2', '203.0.113.7']);
-  assert.deepEqual((await tableRows(page, 'Rows of threat_intel', '198.51.100.2').locator('td').allInnerTexts()).slice(0, 3), ['198.51.100.2', '', 'botnet-c2']);
+  assert.deepEqual((await tableRows(page, 'Rows of threat_intel', '198.51.100.2').locator('td').allInnerTexts()).slice(0, 3), ['198.51.100.2', '75', 'botnet-c2']);
+  assert.deepEqual((await tableRows(page, 'Rows of threat_intel', '100.64.1.1').locator('td').allInnerTexts()).slice(0, 3), ['100.64.1.1', '', 'tor-exit']);
   await listed.getByTestId('row-count').filter({ hasText: /^4$/ }).waitFor();
   assert.match(await region(page, 'Rows of threat_intel').innerText(), /Rows 1–4 of 4/);
 
@@ -157,7 +158,7 @@ test('dictionaries: create, import a file and pasted CSV, search, edit, delete, 
   assert.equal(download.suggestedFilename(), 'dictionary-threat_intel.csv');
   assert.equal(
     readFileSync((await download.path())!, 'utf8'),
-    'ip,threat_score,category\r\n192.0.2.44,55,"spam, bulk"\r\n198.51.100.2,,botnet-c2\r\n203.0.113.7,90,scanner\r\n',
+    'ip,threat_score,category\r\n192.0.2.44,55,"spam, bulk"\r\n198.51.100.2,75,botnet-c2\r\n203.0.113.7,90,scanner\r\n',
   );
 
   // ---- the ready-made query, for the field the logs use

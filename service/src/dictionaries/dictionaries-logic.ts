@@ -119,9 +119,9 @@ export function checkColumns(columns: string[], keyColumns: string[] | undefined
 }
 
 /**
- * Rows as the dictionary stores them: every value text, every column present ('' when absent).
- * A row needs its primary key; an unknown column is refused unless `addColumns`, which appends
- * it to the returned columns.
+ * Rows as written: every value text, only the columns given (a write keeps the others' stored
+ * values, see writeRows). A row needs its primary key; an unknown column is refused unless
+ * `addColumns`, which appends it to the returned columns.
  */
 export function normalizeRows(
   d: Dictionary,
@@ -143,7 +143,7 @@ export function normalizeRows(
       known.add(c);
     }
     const row: DictionaryRow = {};
-    for (const c of columns) {
+    for (const c of Object.keys(r)) {
       const v = r[c];
       if (v === undefined || v === null) row[c] = '';
       else if (typeof v === 'string') row[c] = v;
@@ -151,7 +151,7 @@ export function normalizeRows(
       else throw badRequest(`${opts.where(i)}: the value of "${c}" must be text, a number or true/false.`);
       if (row[c].length > MAX_VALUE_LENGTH) throw badRequest(`${opts.where(i)}: the value of "${c}" is longer than ${MAX_VALUE_LENGTH} characters.`);
     }
-    if (row[key] === '') throw badRequest(`${opts.where(i)} has no value for the key column "${key}".`);
+    if (!row[key]) throw badRequest(`${opts.where(i)} has no value for the key column "${key}".`);
     return row;
   });
   return { rows, columns };
@@ -159,7 +159,9 @@ export function normalizeRows(
 
 /**
  * Writes rows: added or updated by primary key, or (`replace`) the dictionary becomes exactly
- * these rows, switched to in one step. New columns (CSV `add_columns`) join the definition.
+ * these rows, switched to in one step. Rows apply in order; a column a row leaves out keeps the
+ * value the key had (empty for a new key or in a replace), so a CSV of `ip,score` updates scores
+ * and keeps categories. New columns (CSV `add_columns`) join the definition.
  */
 export function writeRows(
   ctx: Context,
@@ -191,7 +193,12 @@ async function writeNow(
     throw badRequest(`The dictionary "${d.name}" would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows; remove some first or replace its rows.`);
   }
   const generation = opts.replace ? d.generation + 1 : d.generation;
-  await ctx.dictionaries.write(d, generation, rows);
+  const key = d.key_columns[0];
+  const partial = rows.some((r) => Object.keys(r).length < (opts.columns ?? d.columns).length);
+  const merged = new Map<string, DictionaryRow>(partial && !opts.replace ? await ctx.dictionaries.rowsByKey(d, [...new Set(rows.map((r) => r[key]))]) : []);
+  for (const r of rows) merged.set(r[key], { ...merged.get(r[key]), ...r });
+  const full = [...merged.values()].map((r) => Object.fromEntries((opts.columns ?? d.columns).map((c) => [c, r[c] ?? ''])));
+  await ctx.dictionaries.write(d, generation, full);
   const grown = opts.columns && opts.columns.length !== d.columns.length ? { columns: opts.columns } : {};
   const updated = ctx.dictionaries.update(d.id, { ...grown, generation });
   // The old generation is unreadable from here on; removing its rows is housekeeping.

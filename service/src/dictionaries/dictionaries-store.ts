@@ -175,6 +175,15 @@ export class DictionariesStore {
     return { rows: rows.map((r) => Object.fromEntries(d.columns.map((c) => [c, r.v[c] ?? '']))), total: Number(total[0]?.n ?? 0) };
   }
 
+  /** The stored rows of these primary key values, by key. */
+  async rowsByKey(d: Dictionary, keys: string[]): Promise<Array<[string, DictionaryRow]>> {
+    if (keys.length === 0) return [];
+    const rows = await this.select<{ row_key: string; v: DictionaryRow }>(
+      (bind) => `SELECT row_key, v FROM (${this.currentRowsSql(bind, d)}) WHERE row_key IN ${bind(keys, 'Array(String)')}`,
+    );
+    return rows.map((r) => [r.row_key, r.v]);
+  }
+
   /** Writes rows (keyed by the primary key column) into `generation`; a later row of the same key wins. */
   async write(d: Dictionary, generation: number, rows: DictionaryRow[]): Promise<void> {
     if (rows.length === 0) return;
