@@ -79,6 +79,21 @@ export function eventField(name: string, params: Params): Column {
   return { name, sql: `toString(${path})`, type: 'text', jsonPath: path };
 }
 
+/**
+ * An event field's String variant (`fields.`name`.:String`): its value when it is a string, NULL
+ * when it is absent or of another type. Reading it alone skips printing every value to text.
+ */
+export const stringVariant = (c: Pick<Column, 'jsonPath'>): string | undefined => (c.jsonPath ? `${c.jsonPath}.:String` : undefined);
+
+/**
+ * `text` can only be the text of a string value: the `fields` JSON column holds numbers (Int64,
+ * Float64: digits, sign, point, exponent, `inf`, `nan`), booleans (`true`, `false`) and arrays
+ * (`[…]`) besides strings, and absence reads as ''. A comparison of a field with such texts only
+ * needs its String variant.
+ */
+export const onlyStringText = (text: string): boolean =>
+  text !== '' && !/^[-+.\d[({]/.test(text) && !/^(true|false|inf|nan|infinity)$/i.test(text);
+
 /** Reserved names of §1.7 as the event table holds them. */
 export function reservedEventColumn(name: string): Column | undefined {
   switch (name) {

@@ -1,6 +1,6 @@
 // Conditions (query-language.md §1.3–1.5, §2) to SQL boolean expressions over typed columns.
 import type { Comparison, Condition, Operand } from '../syntax/ast.ts';
-import { asNumberOrZero, asText, type Column } from './columns.ts';
+import { asNumberOrZero, asText, onlyStringText, stringVariant, type Column } from './columns.ts';
 import { QueryCompileError } from './errors.ts';
 import type { Params } from './params.ts';
 
@@ -86,8 +86,16 @@ function comparisonSql(cmp: Comparison, scope: ConditionScope): string {
           if (v.kind === 'regex') throw new QueryCompileError('a regex cannot be part of a value list', v.span);
           return v.kind === 'wildcard' ? '*' : v.text;
         });
+        const str = stringVariant(col);
         if (col.type === 'number' && items.every(isNumeric)) {
           sql = items.map((v) => `${col.sql} = ${params.number(Number(v))}`).join(' OR ');
+        } else if (str && items.every(onlyStringText)) {
+          // Only a string value can equal these texts: read the field's String variant alone
+          // rather than print every value to text (`user=x` counted over ten million events:
+          // 160 ms instead of 225). Absent and other values are NULL there, unequal (0, not
+          // NULL, so NOT keeps them as it keeps any unequal value).
+          const equal = items.length === 1 ? `${str} = ${params.text(items[0])}` : `${str} IN ${params.bind(items, 'Array(String)')}`;
+          sql = `isNotNull(${str}) AND ${equal}`;
         } else if (items.length === 1) {
           sql = `${text} = ${params.text(items[0])}`;
         } else {
