@@ -94,6 +94,23 @@ export const stringVariant = (c: Pick<Column, 'jsonPath'>): string | undefined =
 export const onlyStringText = (text: string): boolean =>
   text !== '' && !/^[-+.\d[({]/.test(text) && !/^(true|false|inf|nan|infinity)$/i.test(text);
 
+/** Words a number or boolean prints as: Float64 infinity and NaN, Bool. */
+const VALUE_WORDS = ['true', 'false', 'inf', 'nan'];
+
+/**
+ * No text of an absent, number, boolean or array value starts (`at: 'start'`) or ends with `term`,
+ * compared case-insensitively as `=^` and `=$` do: such texts start with a digit, sign, point or
+ * `[` (or are one of VALUE_WORDS) and end with a digit or `]` (or VALUE_WORDS). A term of five
+ * code points or fewer with a non-ASCII letter is taken as unsafe: its lowercase may be ASCII.
+ */
+export function onlyStringAffix(term: string, at: 'start' | 'end'): boolean {
+  if (term === '') return false;
+  if (at === 'start' ? /^[-+.\d[({]/.test(term) : /[\d\])}]$/.test(term)) return false;
+  if ([...term].length > 5) return true;
+  const lower = term.toLowerCase();
+  return !/[^\x00-\x7f]/.test(term) && !VALUE_WORDS.some((w) => (at === 'start' ? w.startsWith(lower) : w.endsWith(lower)));
+}
+
 /** Reserved names of §1.7 as the event table holds them. */
 export function reservedEventColumn(name: string): Column | undefined {
   switch (name) {
