@@ -47,6 +47,16 @@ export class Args {
     return ['true', '1', 'yes'].includes(t.toLowerCase()) ? true : ['false', '0', 'no'].includes(t.toLowerCase()) ? false : fallback;
   }
 
+  /** A true/false argument (also 1/0, yes/no); `fallback` when absent; any other value is refused. */
+  flag(key: string, fallback: boolean): boolean {
+    const text = this.text([key]);
+    if (text === undefined) return fallback;
+    const t = text.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(t)) return true;
+    if (['false', '0', 'no'].includes(t)) return false;
+    throw new QueryCompileError(`${this.command.toLowerCase()}(): ${key} must be true or false, got '${text}'`, this.named.get(key)?.span ?? this.call.span);
+  }
+
   /** A non-negative integer, or `fallback` when absent or invalid. */
   int(keys: string[], index: number | undefined, fallback: number): number {
     const t = this.text(keys, index);

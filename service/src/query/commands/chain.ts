@@ -75,14 +75,6 @@ function stepSql(branch: Branch, p: Pipeline, fields: string[]): string {
   return parts.length ? conjunction(parts) : '1';
 }
 
-function parseOrder(args: Args): boolean {
-  const text = args.text(['order']);
-  if (text === undefined) return true;
-  const t = text.trim().toLowerCase();
-  if (['true', '1', 'yes'].includes(t)) return true;
-  if (['false', '0', 'no'].includes(t)) return false;
-  throw new QueryCompileError(`chain(): order must be true or false, got '${text}'`, args.named.get('order')?.span);
-}
 
 /**
  * Moves order and limits written before chain() (stage 0) to its rows (§1.9 rule 4). A dedup()
@@ -150,7 +142,7 @@ export default defineCommand({
     args.allowOnly(['within', 'order']);
     const ids = [...new Set(args.positional.flatMap(listOf))];
     if (ids.length === 0) throw new QueryCompileError('chain() requires at least one grouping field, e.g. chain(user)', call.nameSpan);
-    const ordered = parseOrder(args);
+    const ordered = args.flag('order', true);
     const withinText = args.text(['within']);
     if (!ordered && withinText !== undefined) {
       throw new QueryCompileError('chain(): within= cannot be combined with order=false', args.named.get('within')?.span);

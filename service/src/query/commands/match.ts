@@ -48,11 +48,7 @@ export default defineCommand({
       }
     }
 
-    const strictText = args.text(['strict']);
-    if (strictText !== undefined && !/^(true|false)$/i.test(strictText)) {
-      throw new QueryCompileError(`match(): strict must be true or false, got '${strictText}'`, args.named.get('strict')?.span ?? call.span);
-    }
-    const strict = strictText?.toLowerCase() === 'true';
+    const strict = args.flag('strict', false);
 
     // The dictionary's rows as one constant (keys, 1s, then each include column): the engine
     // computes it once and each row looks its key up by hash in `transform`, so an event search
