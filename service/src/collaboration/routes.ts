@@ -4,11 +4,10 @@
 // query/read-scope.ts (list scopes) check roles and API-key permissions in the handler.
 // Lists return an array under `data` and the number of matches before paging in X-Total-Count.
 import { Type } from 'typebox';
-import type { FastifyReply } from 'fastify';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
+import { pageOf, withTotal } from '../http/paging.ts';
 import { IdParams, Uuid } from '../http/schemas.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
 import {
@@ -45,25 +44,6 @@ const Tags = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 });
 const CommentIds = Type.Array(Uuid, { minItems: 1, maxItems: MAX_BULK });
 const LogParams = Type.Object({ log_id: Uuid });
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
-
-function page(q: { limit?: string; offset?: string }): { limit: number; offset: number } {
-  const int = (name: 'limit' | 'offset', fallback: number, min: number, max: number) => {
-    const text = q[name];
-    if (text === undefined || text === '') return fallback;
-    const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(n >= min && n <= max)) throw badRequest(`The query parameter "${name}" must be a whole number from ${min} to ${max}.`);
-    return n;
-  };
-  return { limit: int('limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: int('offset', 0, 0, 1_000_000_000) };
-}
-
-const withTotal = <T>(reply: FastifyReply, total: number, data: T[]) => {
-  reply.header('x-total-count', String(total));
-  return ok(data);
-};
-
 export async function commentRoutes(app: App, ctx: Context) {
   app.post(
     '/api/v1/comments',
@@ -86,7 +66,7 @@ export async function commentRoutes(app: App, ctx: Context) {
   app.get('/api/v1/comments/flat', { config: authenticated, schema: { querystring: ListQuery } }, async (req, reply) => {
     const q = req.query;
     const scope = resolveReadScope(ctx, req.principal, q);
-    const { rows, total } = ctx.comments.list(scope.fractalIds, listFilter(q), page(q));
+    const { rows, total } = ctx.comments.list(scope.fractalIds, listFilter(q), pageOf(q));
     const access = accessFor(ctx, req.principal!);
     return withTotal(reply, total, rows.map((c) => view(c, access)));
   });
@@ -99,7 +79,7 @@ export async function commentRoutes(app: App, ctx: Context) {
   app.get('/api/v1/logs/commented', { config: authenticated, schema: { querystring: ListQuery } }, async (req, reply) => {
     const q = req.query;
     const scope = resolveReadScope(ctx, req.principal, q);
-    const { rows, total } = ctx.comments.commentedLogs(scope.fractalIds, listFilter(q), page(q));
+    const { rows, total } = ctx.comments.commentedLogs(scope.fractalIds, listFilter(q), pageOf(q));
     return withTotal(reply, total, rows);
   });
 

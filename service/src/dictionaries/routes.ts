@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { ok } from '../http/envelope.ts';
+import { pageOf, withTotal } from '../http/paging.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { Description, IdParams, Uuid } from '../http/schemas.ts';
 import { resolveReadScope } from '../query/read-scope.ts';
@@ -26,8 +27,6 @@ import {
 
 const authenticated = { access: { authenticated: true as const } };
 const ColumnList = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 });
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 1000;
 /** A CSV import's size limit: a million rows of a few short columns. */
 const MAX_CSV_BYTES = 64 * 1024 * 1024;
 
@@ -37,14 +36,6 @@ function flag(q: Record<string, string | undefined>, name: string): boolean {
   if (v === undefined || v === '' || v === 'false' || v === '0') return false;
   if (v === 'true' || v === '1') return true;
   throw badRequest(`The query parameter "${name}" must be true or false.`);
-}
-
-function wholeNumber(q: Record<string, string | undefined>, name: string, fallback: number, max: number): number {
-  const text = q[name];
-  if (text === undefined || text === '') return fallback;
-  const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= (name === 'limit' ? 1 : 0) && n <= max)) throw badRequest(`The query parameter "${name}" must be a whole number up to ${max}.`);
-  return n;
 }
 
 export async function dictionaryRoutes(app: App, ctx: Context) {
@@ -146,11 +137,8 @@ export async function dictionaryRoutes(app: App, ctx: Context) {
     },
     async (req, reply) => {
       const d = readable(ctx, req.principal, req.params.id);
-      const q = req.query;
-      const page = { limit: wholeNumber(q, 'limit', DEFAULT_PAGE, MAX_PAGE), offset: wholeNumber(q, 'offset', 0, 1_000_000_000), search: q.search || undefined };
-      const { rows, total } = await ctx.dictionaries.rows(d, page);
-      reply.header('x-total-count', String(total));
-      return ok(rows);
+      const { rows, total } = await ctx.dictionaries.rows(d, { ...pageOf(req.query), search: req.query.search || undefined });
+      return withTotal(reply, total, rows);
     },
   );
 
