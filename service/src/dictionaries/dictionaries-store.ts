@@ -160,19 +160,24 @@ export class DictionariesStore {
     return counts;
   }
 
-  /** A page of rows ordered by primary key; `search` keeps rows where any value contains it (case-insensitive). */
-  async rows(d: Dictionary, page: { limit: number; offset: number; search?: string }): Promise<{ rows: DictionaryRow[]; total: number }> {
+  /**
+   * Rows ordered by primary key, a page of them (with the total before paging) or all (export);
+   * `search` keeps rows where any value contains it (case-insensitive).
+   */
+  async rows(d: Dictionary, opts: { page?: { limit: number; offset: number }; search?: string }): Promise<{ rows: DictionaryRow[]; total: number }> {
     const matching = (bind: Bind) => {
-      const where = page.search ? ` WHERE arrayExists(x -> positionCaseInsensitiveUTF8(x, ${bind(page.search, 'String')}) > 0, mapValues(v))` : '';
+      const where = opts.search ? ` WHERE arrayExists(x -> positionCaseInsensitiveUTF8(x, ${bind(opts.search, 'String')}) > 0, mapValues(v))` : '';
       return `SELECT row_key, v FROM (${this.currentRowsSql(bind, d)})${where}`;
     };
+    const page = opts.page;
     const [rows, total] = await Promise.all([
       this.select<{ v: Record<string, string> }>(
-        (bind) => `${matching(bind)} ORDER BY row_key LIMIT ${bind(page.limit, 'UInt32')} OFFSET ${bind(page.offset, 'UInt64')}`,
+        (bind) => `${matching(bind)} ORDER BY row_key${page ? ` LIMIT ${bind(page.limit, 'UInt32')} OFFSET ${bind(page.offset, 'UInt64')}` : ''}`,
       ),
-      this.select<{ n: string }>((bind) => `SELECT count() AS n FROM (${matching(bind)})`),
+      page ? this.select<{ n: string }>((bind) => `SELECT count() AS n FROM (${matching(bind)})`) : undefined,
     ]);
-    return { rows: rows.map((r) => Object.fromEntries(d.columns.map((c) => [c, r.v[c] ?? '']))), total: Number(total[0]?.n ?? 0) };
+    const shaped = rows.map((r) => Object.fromEntries(d.columns.map((c) => [c, r.v[c] ?? ''])));
+    return { rows: shaped, total: total ? Number(total[0]?.n ?? 0) : shaped.length };
   }
 
   /** The stored rows of these primary key values, by key. */
@@ -212,13 +217,15 @@ export class DictionariesStore {
    */
   async purgeOrphanRows(): Promise<void> {
     const live = this.db.prepare('SELECT id, generation FROM dictionaries').all() as Array<{ id: string; generation: number }>;
-    await this.ch.client.command(
-      bound((bind) => {
-        const ids = bind(live.map((r) => r.id), 'Array(UUID)');
-        const generations = bind(live.map((r) => r.generation), 'Array(UInt32)');
-        return `ALTER TABLE ${this.ch.table('dictionary_rows')} DELETE
-          WHERE NOT (has(${ids}, dictionary_id) AND generation >= arrayElement(${generations}, indexOf(${ids}, dictionary_id)))`;
-      }),
-    );
+    const orphans = (bind: Bind) => {
+      const ids = bind(live.map((r) => r.id), 'Array(UUID)');
+      const generations = bind(live.map((r) => r.generation), 'Array(UInt32)');
+      return `NOT (has(${ids}, dictionary_id) AND generation >= arrayElement(${generations}, indexOf(${ids}, dictionary_id)))`;
+    };
+    // A mutation rewrites parts: only start one (at every start-up, replace and delete) when there is something to remove.
+    const [found] = await this.select<{ n: string }>((bind) => `SELECT count() AS n FROM ${this.ch.table('dictionary_rows')} WHERE ${orphans(bind)}`);
+    if (Number(found?.n ?? 0) === 0) return;
+    await this.ch.client.command(bound((bind) => `ALTER TABLE ${this.ch.table('dictionary_rows')} DELETE WHERE ${orphans(bind)}`));
   }
+
 }

@@ -137,14 +137,14 @@ export async function dictionaryRoutes(app: App, ctx: Context) {
     },
     async (req, reply) => {
       const d = readable(ctx, req.principal, req.params.id);
-      const { rows, total } = await ctx.dictionaries.rows(d, { ...pageOf(req.query), search: req.query.search || undefined });
+      const { rows, total } = await ctx.dictionaries.rows(d, { page: pageOf(req.query), search: req.query.search || undefined });
       return withTotal(reply, total, rows);
     },
   );
 
   app.get('/api/v1/dictionaries/:id/export', { config: authenticated, schema: { params: IdParams } }, async (req, reply) => {
     const d = readable(ctx, req.principal, req.params.id);
-    const { rows } = await ctx.dictionaries.rows(d, { limit: Number.MAX_SAFE_INTEGER, offset: 0 });
+    const { rows } = await ctx.dictionaries.rows(d, {});
     const file = `${d.name.replace(/[^\w.-]/g, '_')}.csv`;
     reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${file}"`);
     return formatCsv([d.columns, ...rows.map((r) => d.columns.map((c) => r[c]))]);
