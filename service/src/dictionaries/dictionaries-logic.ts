@@ -188,18 +188,21 @@ async function writeNow(
   rows: DictionaryRow[],
   opts: { replace: boolean; columns?: string[] },
 ): Promise<{ written: number; row_count: number }> {
+  const key = d.key_columns[0];
+  const columns = opts.columns ?? d.columns;
+  const keys = [...new Set(rows.map((r) => r[key]))];
   const existing = opts.replace ? 0 : ((await ctx.dictionaries.rowCounts([d])).get(d.id) ?? 0);
-  if (existing + new Set(rows.map((r) => r[d.key_columns[0]])).size > MAX_ROWS) {
+  if (existing + keys.length > MAX_ROWS) {
     throw badRequest(`The dictionary "${d.name}" would hold more than ${MAX_ROWS.toLocaleString('en-US')} rows; remove some first or replace its rows.`);
   }
   const generation = opts.replace ? d.generation + 1 : d.generation;
-  const key = d.key_columns[0];
-  const partial = rows.some((r) => Object.keys(r).length < (opts.columns ?? d.columns).length);
-  const merged = new Map<string, DictionaryRow>(partial && !opts.replace ? await ctx.dictionaries.rowsByKey(d, [...new Set(rows.map((r) => r[key]))]) : []);
+  // Left-out columns keep what the key held: read those keys' rows only when some row leaves one out.
+  const partial = !opts.replace && rows.some((r) => Object.keys(r).length < columns.length);
+  const merged = new Map<string, DictionaryRow>(partial ? await ctx.dictionaries.rowsByKey(d, keys) : []);
   for (const r of rows) merged.set(r[key], { ...merged.get(r[key]), ...r });
-  const full = [...merged.values()].map((r) => Object.fromEntries((opts.columns ?? d.columns).map((c) => [c, r[c] ?? ''])));
+  const full = [...merged.values()].map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? ''])));
   await ctx.dictionaries.write(d, generation, full);
-  const grown = opts.columns && opts.columns.length !== d.columns.length ? { columns: opts.columns } : {};
+  const grown = columns.length !== d.columns.length ? { columns } : {};
   const updated = ctx.dictionaries.update(d.id, { ...grown, generation });
   // The old generation is unreadable from here on; removing its rows is housekeeping.
   if (opts.replace) void ctx.dictionaries.purgeOrphanRows().catch((err) => ctx.log.warn({ err: (err as Error).message }, 'could not remove replaced dictionary rows'));
