@@ -9,7 +9,7 @@ import type { App } from '../http/app.ts';
 import { ok } from '../http/envelope.ts';
 import { pageOf, withTotal } from '../http/paging.ts';
 import { IdParams, Uuid } from '../http/schemas.ts';
-import { resolveReadScope } from '../query/read-scope.ts';
+import { resolveReadScope } from '../auth/read-scope.ts';
 import {
   accessFor,
   bulkAddTag,

@@ -6,7 +6,7 @@ import { enforceScopeRule } from '../auth/access.ts';
 import type { Principal, ScopeType } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
-import { resolveReadScope } from '../query/read-scope.ts';
+import { resolveReadScope } from '../auth/read-scope.ts';
 import { CsvError, parseCsv } from './csv.ts';
 import type { Dictionary, DictionaryRow } from './dictionaries-store.ts';
 

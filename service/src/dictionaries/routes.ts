@@ -9,7 +9,7 @@ import { ok } from '../http/envelope.ts';
 import { pageOf, withTotal } from '../http/paging.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { Description, IdParams, Uuid } from '../http/schemas.ts';
-import { resolveReadScope } from '../query/read-scope.ts';
+import { resolveReadScope } from '../auth/read-scope.ts';
 import { formatCsv } from './csv.ts';
 import {
   checkColumns,

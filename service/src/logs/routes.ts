@@ -9,7 +9,7 @@ import { isUuid } from '../http/schemas.ts';
 import { compileQuery } from '../query/compile.ts';
 import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
-import { resolveReadScope } from '../query/read-scope.ts';
+import { resolveReadScope } from '../auth/read-scope.ts';
 import { countPerBucket, runQueryRows, unpackFields } from '../query/run.ts';
 import { parseShownTime } from './log-store.ts';
 import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { compileQuery, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
-import { resolveReadScope, type ReadScope } from './read-scope.ts';
+import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
 import { checkRegexes } from './run.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
 import { checkQuerySize, substituteVariables } from './syntax/variables.ts';

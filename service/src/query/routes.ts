@@ -7,7 +7,7 @@ import type { App } from '../http/app.ts';
 import { fieldCatalog, fieldStats } from './field-stats.ts';
 import { commandReference } from './reference.ts';
 import { asInputError, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
-import { resolveReadScope } from './read-scope.ts';
+import { resolveReadScope } from '../auth/read-scope.ts';
 import { PAGE_SIZE } from './compile.ts';
 import {
   CURSOR,

@@ -1,9 +1,9 @@
-// Which fractals a query or logs request reads (interface-spec "Authentication" 4): the fractal
+// Which fractals a request reads (queries, logs, comments, dictionaries) (interface-spec "Authentication" 4): the fractal
 // or prism the request names, else the session's selection (an API key: its own scope). The role
 // and the key's `query` permission are checked here, before any SQL is built; a scope the caller
 // holds no role on is answered 404, as everywhere else.
-import { currentSelection } from '../auth/selection.ts';
-import type { Principal, Role, ScopeType } from '../auth/principal.ts';
+import { currentSelection } from './selection.ts';
+import type { Principal, Role, ScopeType } from './principal.ts';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
