@@ -4,7 +4,7 @@
 // Authorisation. The comment routes name their fractal in the body, a query parameter or
 // through the comment itself, so the access hook only checks `{authenticated: true}` and the
 // checks happen here, with the rules of the single check (auth/access.ts):
-// - Lists read a scope resolved by query/read-scope.ts (fractal_id or prism_id, else the
+// - Lists read a scope resolved by auth/read-scope.ts (fractal_id or prism_id, else the
 //   session's selection; API keys need `query`).
 // - One comment is visible to whoever may read its fractal: a role on the fractal itself, or on
 //   a prism holding it (a prism's readers already read its members' logs); an API key scoped to
@@ -268,7 +268,7 @@ export function deleteComment(ctx: Context, p: Principal, id: string): void {
 /**
  * The fractals a write on a scope touches (DELETE of a log's comments): the named fractal (with
  * write access checked), the named prism's members, else the session's selection. Like
- * query/read-scope.ts, but an API key needs `comment` rather than `query`; each comment changed is
+ * auth/read-scope.ts, but an API key needs `comment` rather than `query`; each comment changed is
  * still checked on its own fractal.
  */
 export function resolveWriteScope(ctx: Context, p: Principal, requested: { fractal_id?: string; prism_id?: string }): string[] {

@@ -1,7 +1,7 @@
 // Comments (interface-spec "Comments"): analysts annotate single logs and tag them.
 // Every route is `{authenticated: true}` for the access hook: the fractal comes from the body,
 // a query parameter or the comment itself, so comments-logic.ts (writes) and
-// query/read-scope.ts (list scopes) check roles and API-key permissions in the handler.
+// auth/read-scope.ts (list scopes) check roles and API-key permissions in the handler.
 // Lists return an array under `data` and the number of matches before paging in X-Total-Count.
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
