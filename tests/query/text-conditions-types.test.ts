@@ -4,11 +4,8 @@
 // integer beyond 64 bits (kept as exact text) and absence. A condition compares the value's text,
 // whichever way the engine reads it; the expected rows come from the texts written out below.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
-import { ingestFractal } from '../support/ingest.ts';
-import { waitForLogs } from '../support/logs.ts';
-import { ok } from '../support/query.ts';
+import { describe, test } from 'node:test';
+import { queryDataset, type EventLine } from '../support/query.ts';
 
 /** Each event's `v` as stored (undefined: absent) and the text conditions compare it as. */
 const VALUES: Array<{ n: string; v: unknown; text: string }> = [
@@ -35,30 +32,15 @@ const VALUES: Array<{ n: string; v: unknown; text: string }> = [
 const BIG = '99999999999999999999';
 const ALL = [...VALUES, { n: 'i-big', text: BIG }];
 
-let a: TestAppliance;
-let admin: Client;
-let fractal: string;
-
-before(async () => {
-  a = await startTestAppliance();
-  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
-  const f = await ingestFractal(admin, 'mixed');
-  fractal = f.id;
+const data = queryDataset('mixed', () => {
   const t = Date.now() - 60_000;
-  const lines = VALUES.map(({ n, v }, i) => JSON.stringify({ timestamp: new Date(t - i * 1000).toISOString(), n, ...(v === undefined ? {} : { v }) }));
+  const events: EventLine[] = VALUES.map(({ n, v }, i) => ({ timestamp: new Date(t - i * 1000).toISOString(), n, ...(v === undefined ? {} : { v }) }));
   // Written as text: JSON.stringify would round the integer beyond 64 bits the ingest keeps exactly.
-  lines.push(`{"timestamp":"${new Date(t - 100_000).toISOString()}","n":"i-big","v":${BIG}}`);
-  const r = await fetch(`${a.url}/api/v1/ingest`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${f.token}`, 'content-type': 'application/x-ndjson' },
-    body: lines.join('\n'),
-  });
-  assert.equal(r.status, 200, await r.text());
-  await waitForLogs(a, fractal, lines.length);
+  events.push(`{"timestamp":"${new Date(t - 100_000).toISOString()}","n":"i-big","v":${BIG}}`);
+  return events;
 });
-after(() => a?.dispose());
 
-const run = (q: string) => ok(admin, q, { fractal_id: fractal });
+const { run } = data;
 
 const lower = (s: string) => s.toLowerCase();
 /** The rows a text condition keeps, by the spec's rules over the texts. */
