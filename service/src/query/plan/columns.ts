@@ -47,7 +47,7 @@ export function asNumberOrNull(c: Pick<Column, 'sql' | 'type' | 'jsonPath'>): st
   // Int64 and Float64: one beyond 2^53 is kept as exact text (shared/exact-json.ts), a String.
   if (c.jsonPath) {
     const v = c.jsonPath;
-    return `coalesce(toFloat64(${v}.:Int64), ${v}.:Float64, toFloat64OrNull(${v}.:String))`;
+    return `coalesce(toFloat64(${v}.:Int64), ${v}.:Float64, toFloat64OrNull(${stringVariant(c)}))`;
   }
   switch (c.type) {
     case 'number':
@@ -85,6 +85,9 @@ export function eventField(name: string, params: Params): Column {
  */
 export const stringVariant = (c: Pick<Column, 'jsonPath'>): string | undefined => (c.jsonPath ? `${c.jsonPath}.:String` : undefined);
 
+/** How the text of a number or array may start: digit, sign, point or bracket. */
+const NON_STRING_START = /^[-+.\d[({]/;
+
 /**
  * `text` can only be the text of a string value: the `fields` JSON column holds numbers (Int64,
  * Float64: digits, sign, point, exponent, `inf`, `nan`), booleans (`true`, `false`) and arrays
@@ -92,7 +95,7 @@ export const stringVariant = (c: Pick<Column, 'jsonPath'>): string | undefined =
  * needs its String variant.
  */
 export const onlyStringText = (text: string): boolean =>
-  text !== '' && !/^[-+.\d[({]/.test(text) && !/^(true|false|inf|nan|infinity)$/i.test(text);
+  text !== '' && !NON_STRING_START.test(text) && !/^(true|false|inf|nan|infinity)$/i.test(text);
 
 /** Words a number or boolean prints as: Float64 infinity and NaN, Bool. */
 const VALUE_WORDS = ['true', 'false', 'inf', 'nan'];
@@ -105,7 +108,7 @@ const VALUE_WORDS = ['true', 'false', 'inf', 'nan'];
  */
 export function onlyStringAffix(term: string, at: 'start' | 'end'): boolean {
   if (term === '') return false;
-  if (at === 'start' ? /^[-+.\d[({]/.test(term) : /[\d\])}]$/.test(term)) return false;
+  if (at === 'start' ? NON_STRING_START.test(term) : /[\d\])}]$/.test(term)) return false;
   if ([...term].length > 5) return true;
   const lower = term.toLowerCase();
   return !/[^\x00-\x7f]/.test(term) && !VALUE_WORDS.some((w) => (at === 'start' ? w.startsWith(lower) : w.endsWith(lower)));
