@@ -4,6 +4,7 @@
 import { del, enc, get, post, put, readEnvelope, send, type Id } from './api.ts';
 import type { Scope } from './admin-scope.ts';
 import { splitList } from './forms.ts';
+import { fileNamePart } from './search/export.ts';
 import { quoteString } from './search/query-text.ts';
 
 export interface Dictionary {
@@ -119,5 +120,5 @@ export function parseColumns(columnsText: string, keysText: string): { ok: true;
 
 /** The CSV file name of an export: "dictionary-threat_intel.csv", safe on every file system. */
 export function exportName(name: string): string {
-  return `dictionary-${name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || 'rows'}.csv`;
+  return `dictionary-${fileNamePart(name, 'rows')}.csv`;
 }

@@ -36,8 +36,13 @@ export function toNdjson(columns: readonly string[], rows: readonly ResultRow[])
 }
 
 /** "search-web-2026-01-02T03-04-05Z.csv": a name that sorts by time and is safe on every file system. */
+/** A name made safe for every file system: runs of other characters become "-", none at either end; empty: `fallback`. */
+export function fileNamePart(name: string, fallback: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || fallback;
+}
+
 export function exportFileName(scopeName: string, ext: 'csv' | 'ndjson', now: Date = new Date()): string {
-  const scope = scopeName.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '') || 'search';
+  const scope = fileNamePart(scopeName, 'search');
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
   return `search-${scope}-${stamp}.${ext}`;
 }
