@@ -209,7 +209,7 @@ export async function runHistogram(ch: Analytics, q: CompiledQuery, start: Date,
 }
 
 /** The events in the query's fractals and time range, without its filters: what the histogram's own scan reads through. */
-export async function eventsInRange(ch: Analytics, q: CompiledQuery, opts: RunOptions): Promise<number> {
+async function eventsInRange(ch: Analytics, q: CompiledQuery, opts: RunOptions): Promise<number> {
   const p = q.pipeline;
   const sql = executableSql(`SELECT count() FROM ${p.options.table} WHERE ${conjunction(p.rangeWhere())}`, opts.timeoutS);
   let n = 0;
@@ -256,7 +256,7 @@ export class HistogramScans {
     const scan = runHistogram(ch, q, start, end, { ...opts, signal });
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'late'>((r) => (timer = setTimeout(r, this.graceMs, 'late')));
-    const h = await Promise.race([scan.catch(() => null), grace]);
+    const h = await Promise.race([scan.catch(() => undefined), grace]);
     clearTimeout(timer);
     const ms = performance.now() - started;
     if (h === 'late') {
@@ -266,7 +266,7 @@ export class HistogramScans {
       return undefined;
     }
     if (h) this.finished(events, ms);
-    return h ?? undefined;
+    return h;
   }
 
   private expectedWithinGrace(events: number): boolean {
