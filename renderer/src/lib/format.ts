@@ -64,6 +64,15 @@ export function formatAge(d: Date | null, now: Date = new Date()): string {
   return diff >= 0 ? `${text} ago` : `in ${text}`;
 }
 
+/**
+ * A time in a table cell: the first `chars` of its UTC text (10: the day, 16: to the minute), with the
+ * whole time and its age for the tooltip; empty for no time.
+ */
+export function shortUtc(v: string | number | null | undefined, chars: number): { text: string; title: string } {
+  const d = parseTimestamp(v);
+  return d ? { text: formatUtc(d).slice(0, chars), title: `${formatUtc(d)} (${formatAge(d)})` } : { text: '', title: '' };
+}
+
 /** Shows the start and end of a secret so tokens can be told apart without revealing them. */
 export function maskToken(token: string): string {
   if (token.length <= 8) return '•'.repeat(Math.max(token.length, 4));
