@@ -78,12 +78,10 @@ export const dictionaries = {
   writeRows: (id: Id, rows: DictionaryRow[], replace = false) =>
     post<Written>(`/dictionaries/${enc(id)}/rows`, replace ? { rows, replace } : { rows }),
   deleteRow: (id: Id, key: string) => del(`/dictionaries/${enc(id)}/rows/${encodeURIComponent(key)}`),
-  importCsv: async (id: Id, csv: string | Blob, opts: { replace: boolean; addColumns: boolean }): Promise<Written> =>
-    readEnvelope<Written>(
-      await send('POST', `/dictionaries/${enc(id)}/import${query({ replace: opts.replace, add_columns: opts.addColumns || undefined })}`, {
-        raw: { type: 'text/csv', data: csv },
-      }),
-    ),
+  importCsv: (id: Id, csv: string | Blob, opts: { replace: boolean; addColumns: boolean }) =>
+    post<Written>(`/dictionaries/${enc(id)}/import${query({ replace: opts.replace, add_columns: opts.addColumns || undefined })}`, undefined, {
+      raw: { type: 'text/csv', data: csv },
+    }),
 };
 
 /** The dictionary's primary key column (its row identity). */
