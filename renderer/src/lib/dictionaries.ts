@@ -47,7 +47,7 @@ export interface Written {
 }
 
 /** "?fractal_id=…" or "?prism_id=…" for a page's scope; "" for the session's selection. */
-export function scopeParams(scope: Scope | null): Record<string, string> {
+export function scopeParams(scope: Scope | null): { fractal_id: string } | { prism_id: string } | Record<never, never> {
   if (!scope) return {};
   return scope.type === 'fractal' ? { fractal_id: scope.id } : { prism_id: scope.id };
 }
