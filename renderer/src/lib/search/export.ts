@@ -1,7 +1,8 @@
 // Export of a result: CSV (RFC 4180: CRLF between records, a field holding a comma, quote, CR or LF is
 // quoted and its quotes doubled; the header row is the field order) and NDJSON (one JSON object per line).
 // Values are written exactly as the service sent them: evidence is not rewritten (no spreadsheet-formula
-// escaping). Pure: unit-tested in tests/ui/search-lib.test.ts.
+// escaping). The Dictionaries page exports a dictionary's rows with the same toCsv() and fileNamePart().
+// Pure: unit-tested in tests/ui/search-lib.test.ts.
 
 export type ResultRow = Record<string, unknown>;
 
