@@ -25,6 +25,11 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The UI the browser tests load is built here, once, before any test runs: test files run two at a
+// time, and two of them building renderer/dist at once empty each other's output (a sign-in page
+// that never appears).
+const ui = spawnSync(process.execPath, ['scripts/ensure-ui.mjs'], { stdio: 'inherit', cwd: root });
+if (ui.status !== 0) process.exit(ui.status ?? 1);
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const r = spawnSync(
   process.execPath,
