@@ -58,6 +58,8 @@ export interface Appliance {
   /** Set only on the first start of a data directory. */
   firstStart: FirstStartInfo | null;
   context: Context;
+  /** The ingest pipeline every endpoint (and the alert engine's fractal action) writes through. */
+  ingest: Ingest;
   stop(): Promise<void>;
 }
 
@@ -150,6 +152,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     port,
     firstStart: first,
     context: ctx,
+    ingest,
     stop() {
       stopping ??= (async () => {
         await app.close(); // no new requests; then everything accepted goes into storage

@@ -28,6 +28,8 @@ export type ResolvedToken = CachedToken;
 const MAX_BATCH_LOGS = 5_000;
 /** The log_id of a spooled row (accept() writes it before the record's own text). */
 const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
+/** The ingest time of a spooled row, to the millisecond. */
+const INGEST_TS = /"ingest_timestamp":"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})/;
 const MAX_REPORTED_ERRORS = 5;
 
 /** The sentence for a request none of whose records was accepted. */
@@ -94,6 +96,12 @@ export class Ingest implements IngestPipeline {
   readonly queue: IngestQueue;
   private readonly tokens: TokenCache;
   private readonly bucket: TokenBucket;
+  /**
+   * The ingest time (ms) of every batch accepted but not yet in storage, by batch id, and the last
+   * ingest time stamped (stamps never go backwards): what settledBefore() reports to the alert engine.
+   */
+  private readonly unsettled = new Map<string, number>();
+  private lastStampMs = 0;
   /** Storage insert latency, for the pressure report: the last insert and a moving average. */
   lastInsertMs: number | null = null;
   avgInsertMs: number | null = null;
@@ -108,7 +116,10 @@ export class Ingest implements IngestPipeline {
       workers: config.ingestWorkers,
       insert: (table, chunks) => ctx.logs.insert(table, chunks),
       onInserted: (batches, ms) => {
-        for (const b of batches) this.spool.confirm(b.id);
+        for (const b of batches) {
+          this.spool.confirm(b.id);
+          this.unsettled.delete(b.id);
+        }
         this.lastInsertMs = Math.round(ms * 10) / 10;
         this.avgInsertMs = Math.round((this.avgInsertMs === null ? ms : this.avgInsertMs * 0.9 + ms * 0.1) * 10) / 10;
         metrics.ingestInsertSeconds.observe(ms / 1000);
@@ -143,6 +154,9 @@ export class Ingest implements IngestPipeline {
         continue;
       }
       const rows = missing.length === lines.length ? b.rows : Buffer.from(missing.join('\n') + '\n');
+      // Every row of a batch came with one request and shares its ingest time.
+      const stamped = INGEST_TS.exec(lines[0]!)?.[1];
+      this.unsettled.set(b.id, stamped ? Date.parse(`${stamped.replace(' ', 'T')}Z`) : 0);
       this.queue.pushRecovered({ ...b, rows, count: missing.length });
       replayed += missing.length;
     }
@@ -185,7 +199,9 @@ export class Ingest implements IngestPipeline {
     const parser = token.row.parser_type === 'json' ? null : PARSERS[token.row.parser_type];
     const settingsFields = this.ctx.settings.get().timestamp_fields;
     // A record without a timestamp of its own is stamped with exactly its ingestion time.
-    const ingestTs = formatNs(nowNs());
+    const stampMs = Math.max(Number(nowNs() / 1_000_000n), this.lastStampMs);
+    this.lastStampMs = stampMs;
+    const ingestTs = formatNs(BigInt(stampMs) * 1_000_000n);
     const fid = token.fractalId;
     // The parts of a row that are the same for every record of this request.
     const rowStart = `{"fractal_id":"${fid}","timestamp":"`;
@@ -244,10 +260,12 @@ export class Ingest implements IngestPipeline {
       table: 'logs_ingest',
       rows: c.finish(),
     }));
+    for (const b of batches) this.unsettled.set(b.id, stampMs);
     try {
       await Promise.all(batches.map((b) => this.spool.append(b)));
     } catch (err) {
       this.queue.release(batches.length);
+      for (const b of batches) this.unsettled.delete(b.id);
       this.pressure.set('spool', true, `spool write failed: ${(err as Error).message}`);
       metrics.ingestRefused.inc({ reason: 'spool_error' }, accepted);
       this.ctx.log.error({ err: (err as Error).message }, 'spool write failed; refusing ingest');
@@ -257,6 +275,17 @@ export class Ingest implements IngestPipeline {
     for (const b of batches) this.queue.push(b);
     metrics.ingestAccepted.inc(accepted);
     return { accepted, rejected, errors, outcomes, durable: true };
+  }
+
+  /**
+   * Every log whose ingest_timestamp is before this instant is in storage, where queries see it,
+   * and every log stamped later gets this instant or after: a window of ingest time that ends here
+   * is complete and stays so (the alert engine's cursor never passes a log still on its way).
+   */
+  settledBefore(): Date {
+    let min = Math.max(Date.now(), this.lastStampMs);
+    for (const ms of this.unsettled.values()) if (ms < min) min = ms;
+    return new Date(min);
   }
 
   /** Stops taking work, inserts what is queued (up to the time-out), and closes the spool. */

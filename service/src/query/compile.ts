@@ -15,6 +15,8 @@ export interface CompileOptions {
   fractalIds: string[];
   start: Date;
   end: Date;
+  /** What start and end bound (see PipelineOptions.timeColumn); the event's `timestamp` when absent. */
+  timeColumn?: PipelineOptions['timeColumn'];
   /** `max_query_rows`: 0 means no cap (aggregations then stop at 10,000, event searches page). */
   maxRows: number;
   /** Opaque cursor of the previous page (event searches when the row cap is off). */
@@ -78,6 +80,7 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     fractalIds: options.fractalIds,
     start: chTime(options.start),
     end: chTime(options.end),
+    timeColumn: options.timeColumn,
     commentedLogIds: options.commentedLogIds,
     dictionary: options.dictionary,
     callCondition: (pipe, cond, resolve) => {

@@ -1,11 +1,14 @@
 // The query domain's logic between the routes and the engine: time range, scope, @variables,
 // compilation and the regex check; the errors a caller made, as query-language.md §5 reports them.
-import type { Principal } from '../auth/principal.ts';
+// Other domains reach the engine only through here: a request's query (prepareQuery, with the
+// caller's principal) or a scope's query without one (prepareScopeQuery / runScopeQuery, for the
+// alert engine's windows of ingest time).
+import type { Principal, ScopeType } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { compileQuery, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
-import { checkRegexes } from './run.ts';
+import { checkRegexes, runQueryRows, type Row } from './run.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
 import { checkQuerySize, substituteVariables } from './syntax/variables.ts';
 
@@ -59,8 +62,9 @@ export interface PreparedQuery {
 function compileText(
   ctx: Context,
   req: QueryRequest,
-  scope: ReadScope,
-  range: { start: Date; end: Date },
+  scope: Pick<ReadScope, 'type' | 'id' | 'fractalIds'>,
+  range: { start: Date; end: Date; timeColumn?: 'timestamp' | 'ingest_timestamp' },
+  maxRows = ctx.settings.get().max_query_rows,
 ): { text: string; compiled: CompiledQuery } {
   const original = req.query ?? '';
   const text = substituteVariables(original, req.variables ?? []);
@@ -72,7 +76,8 @@ function compileText(
       fractalIds: scope.fractalIds,
       start: range.start,
       end: range.end,
-      maxRows: ctx.settings.get().max_query_rows,
+      timeColumn: range.timeColumn,
+      maxRows,
       cursor: req.cursor || undefined,
       commentedLogIds: (fractalIds, filter) => ctx.comments.commentedLogIds(fractalIds, filter),
       dictionary: (name) => {
@@ -107,4 +112,70 @@ export async function prepareQuery(ctx: Context, principal: Principal | null, re
     throw asInputError(err);
   }
   return { text, ...range, compiled };
+}
+
+/** Rows a scope query returns at most when `max_query_rows` is 0 (no cap): it has no pages to turn. */
+export const SCOPE_QUERY_MAX_ROWS = 10_000;
+
+/**
+ * A query over one fractal's or prism's logs with no caller: the alert engine's evaluation of a
+ * window of ingest time, `[start, end)` of `ingest_timestamp` (consecutive windows share no log).
+ * Whoever calls it has checked access already (the alert's scope was authorised when it was saved).
+ */
+export interface ScopeQueryRequest {
+  query: string;
+  scope: { type: ScopeType; id: string };
+  start: Date;
+  end: Date;
+  /** `ingest_timestamp` (default: windows of arrival) or `timestamp` (the event's own time). */
+  timeColumn?: 'timestamp' | 'ingest_timestamp';
+  /** The statement's time-out; the `query_timeout_s` setting when absent. */
+  timeoutS?: number;
+  signal?: AbortSignal;
+}
+
+export interface ScopeQueryResult {
+  rows: Row[];
+  compiled: CompiledQuery;
+  /** The rows stopped at the row cap: more matched. */
+  limitHit: boolean;
+}
+
+/** The fractals a scope reads; a scope that no longer exists (or a prism with no member) is a QueryInputError. */
+function scopeFractals(ctx: Context, scope: { type: ScopeType; id: string }): string[] {
+  const name = ctx.roles.scopeName(scope.type, scope.id);
+  if (name === undefined) throw new QueryInputError(`The ${scope.type} ${scope.id} no longer exists.`, 'request');
+  const ids = scope.type === 'fractal' ? [scope.id] : ctx.prisms.memberIds(scope.id);
+  if (ids.length === 0) throw new QueryInputError(`The prism "${name}" has no member fractals.`, 'request');
+  return ids;
+}
+
+function compileScopeQuery(ctx: Context, req: ScopeQueryRequest): PreparedQuery {
+  const fractalIds = scopeFractals(ctx, req.scope);
+  const range = { start: req.start, end: req.end, timeColumn: req.timeColumn ?? 'ingest_timestamp' } as const;
+  const maxRows = ctx.settings.get().max_query_rows || SCOPE_QUERY_MAX_ROWS;
+  const { text, compiled } = compileText(ctx, { query: req.query }, { ...req.scope, fractalIds }, range, maxRows);
+  return { text, start: req.start, end: req.end, compiled };
+}
+
+/** Compiles a scope query and checks its regexes in the engine: what saving an alert validates. */
+export async function prepareScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<PreparedQuery> {
+  const prepared = compileScopeQuery(ctx, req);
+  try {
+    await checkRegexes(ctx.ch, prepared.compiled.regexes);
+  } catch (err) {
+    throw asInputError(err);
+  }
+  return prepared;
+}
+
+/**
+ * Runs a scope query to its rows (QueryTimeoutError / QueryExecutionError from the engine). The
+ * regexes are not checked first: a query that was prepared when saved fails here only if the
+ * engine refuses it, and then as an execution error.
+ */
+export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<ScopeQueryResult> {
+  const { compiled } = compileScopeQuery(ctx, req);
+  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal });
+  return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap };
 }

@@ -128,6 +128,11 @@ export interface PipelineOptions {
   /** ClickHouse DateTime64 text, UTC. */
   start: string;
   end: string;
+  /**
+   * The column the range bounds: the event's `timestamp` (both ends included), or for the alert
+   * engine's windows `ingest_timestamp` (end excluded, so consecutive windows never share a log).
+   */
+  timeColumn?: 'timestamp' | 'ingest_timestamp';
   /** Plans a condition function (`in`, `cidr`, `comment`) whose field names resolve with `resolve`. */
   callCondition(p: Pipeline, cond: Extract<Condition, { kind: 'call' }>, resolve: (name: string) => Column): string;
   /** How `comment()` reads analysts' comments; absent where none can be read (it then fails to compile). */
@@ -647,12 +652,13 @@ export const conjunction = (conds: string[]): string => conds.map((c) => `(${c})
  * engine reads the sort key newest-first and stops at the row cap; with IN it reads and sorts the
  * whole range.
  */
-export function rangeConditions(params: Params, o: Pick<PipelineOptions, 'fractalIds' | 'start' | 'end'>): string[] {
+export function rangeConditions(params: Params, o: Pick<PipelineOptions, 'fractalIds' | 'start' | 'end' | 'timeColumn'>): string[] {
   const ids = o.fractalIds;
+  const column = o.timeColumn ?? 'timestamp';
   return [
     ids.length === 1 ? `fractal_id = ${params.bind(ids[0], 'UUID')}` : `fractal_id IN ${params.bind(ids, 'Array(UUID)')}`,
-    `timestamp >= ${params.bind(o.start, "DateTime64(9, 'UTC')")}`,
-    `timestamp <= ${params.bind(o.end, "DateTime64(9, 'UTC')")}`,
+    `${column} >= ${params.bind(o.start, "DateTime64(9, 'UTC')")}`,
+    `${column} ${column === 'timestamp' ? '<=' : '<'} ${params.bind(o.end, "DateTime64(9, 'UTC')")}`,
   ];
 }
 
