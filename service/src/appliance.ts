@@ -27,6 +27,7 @@ import { otlpRoutes } from './ingest/otlp/routes.ts';
 import { ingestRoutes, pressureRoutes } from './ingest/routes.ts';
 import { ingestTokenRoutes } from './ingest/token-routes.ts';
 import { IngestTokensStore } from './ingest/tokens-store.ts';
+import { LiveHub } from './live/hub.ts';
 import { LogStore } from './logs/log-store.ts';
 import { RetentionEnforcer } from './logs/retention.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -116,6 +117,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     }),
     comments: new CommentsStore(db),
     dictionaries: new DictionariesStore(db, ch),
+    live: new LiveHub(),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -155,6 +157,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     ingest,
     stop() {
       stopping ??= (async () => {
+        ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
         await app.close(); // no new requests; then everything accepted goes into storage
         await ingest.stop();
         await ctx.retention.stop();

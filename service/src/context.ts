@@ -10,6 +10,7 @@ import type { CommentsStore } from './collaboration/comments-store.ts';
 import type { Config } from './config.ts';
 import type { DictionariesStore } from './dictionaries/dictionaries-store.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
+import type { LiveHub } from './live/hub.ts';
 import type { LogStore } from './logs/log-store.ts';
 import type { RetentionEnforcer } from './logs/retention.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -44,4 +45,6 @@ export interface Context {
   settings: SettingsStore;
   comments: CommentsStore;
   dictionaries: DictionariesStore;
+  /** The live-edit channels of notebooks and dashboards (SSE with resumable ids, presence). */
+  live: LiveHub;
 }
