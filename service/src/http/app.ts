@@ -43,8 +43,14 @@ export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: numb
     return reply.code(500).send({ success: false, error: 'Internal error; the service log has the details.' });
   });
 
+  const noRoute = (req: { method: string; url: string }) => `No route ${req.method} ${req.url.split('?')[0]}.`;
+  // An unknown route is answered before its body is read: the not-found handler would otherwise
+  // parse (buffer) a body for nobody, from anyone.
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.url === undefined) throw new HttpError(404, noRoute(req));
+  });
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ success: false, error: `No route ${req.method} ${req.url.split('?')[0]}.` });
+    reply.code(404).send({ success: false, error: noRoute(req) });
   });
   return app;
 }

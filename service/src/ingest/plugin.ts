@@ -1,11 +1,27 @@
-// The ingest scope: every ingest endpoint gets its body as a Buffer (any content type; the
-// content is sniffed, not trusted), gunzipped/inflated when the sender compressed it, and refused
-// with 413 as soon as it passes SVC_MAX_BODY_SIZE without being buffered whole first.
+// The ingest scope: every route declared `{ingest: true}` is authenticated (ingest token) and
+// admitted (rate limit) in onRequest, before a single byte of its body is read or inflated, so a
+// caller without a token costs a header parse and nothing more. Its body then arrives as a
+// Buffer (any content type; the content is sniffed, not trusted), gunzipped/inflated when the
+// sender compressed it, and refused with 413 as soon as it passes SVC_MAX_BODY_SIZE without being
+// buffered whole first.
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { HttpError } from '../http/errors.ts';
-import type { IngestPipeline } from './pipeline.ts';
+import type { IngestPipeline, ResolvedToken } from './pipeline.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The ingest token of a `{ingest: true}` route, checked in onRequest. */
+    ingestToken: ResolvedToken | null;
+  }
+}
+
+/** The token onRequest resolved; only ever called on `{ingest: true}` routes. */
+export function ingestTokenOf(req: { ingestToken: ResolvedToken | null }): ResolvedToken {
+  if (!req.ingestToken) throw new HttpError(500, 'This route reads an ingest token but is not declared {ingest: true}.');
+  return req.ingestToken;
+}
 
 export interface IngestDeps {
   ctx: Context;
@@ -28,6 +44,13 @@ export function bodyError(err: { code?: string }, limit: number): { status: 413 
 export function ingestScope(routes: IngestRoutes[]) {
   return async (app: App, deps: IngestDeps) => {
     const limit = deps.ctx.config.maxBodySize;
+    app.decorateRequest('ingestToken', null);
+    app.addHook('onRequest', async (req) => {
+      const access = req.routeOptions.config?.access;
+      if (!access || !('ingest' in access)) return;
+      req.ingestToken = deps.pipeline.authenticate(req);
+      deps.pipeline.admit();
+    });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));
     app.addHook('preParsing', async (req, _reply, payload) => {

@@ -6,7 +6,7 @@ import { HttpError, badRequest } from '../http/errors.ts';
 import type { App } from '../http/app.ts';
 import { splitJsonValues, splitLines } from './json-text.ts';
 import { noValidLogs, type Ingest } from './pipeline.ts';
-import type { IngestDeps } from './plugin.ts';
+import { ingestTokenOf, type IngestDeps } from './plugin.ts';
 import type { IncomingRecord } from './types.ts';
 
 /** Content types a shipper plausibly sends text records with; the content itself is sniffed. */
@@ -30,8 +30,7 @@ function splitRecords(text: string, parserType: string): IncomingRecord[] {
 
 export async function ingestRoutes(app: App, { pipeline }: IngestDeps) {
   app.post('/api/v1/ingest', { config: { access: { ingest: true } } }, async (req) => {
-    const token = pipeline.authenticate(req);
-    pipeline.admit();
+    const token = ingestTokenOf(req);
     const records = splitRecords(bodyText(req), token.row.parser_type);
     if (records.length === 0) throw badRequest('No log records found in the request body.');
     const r = await pipeline.accept(token, records);

@@ -4,10 +4,12 @@
 // such as Filebeat, Logstash, Vector, Fluent Bit, Velociraptor and the official clients start up
 // and go on to `/_bulk`.
 //
-// Credentials on these probes are optional: a request without any is answered (health checks and
-// version detection need no secret, and the answers reveal nothing about stored data), but a
+// Credentials on the read probes are optional: a request without any is answered (health checks
+// and version detection need no secret, and the answers reveal nothing about stored data), but a
 // request that presents a credential must present a valid ingest token, so a misconfigured
-// shipper fails at start-up with 401 instead of at its first batch.
+// shipper fails at start-up with 401 instead of at its first batch. Every write (PUT/POST of
+// templates, policies, pipelines, data streams, indices) needs the ingest token, checked by the
+// ingest scope before the body is read; what it keeps is small and per fractal (Echoes).
 //
 // `GET /` is shared with the web UI: a browser navigating to `/` (Accept with text/html) gets the
 // UI, anything that looks like a client of this format gets the cluster info. That choice is a
@@ -155,39 +157,67 @@ export function esErrorHandler(app: App, maxBodySize: number): void {
 /** Optional credentials: none is fine, but one that is presented must be a valid ingest token. */
 function checkOptionalToken(deps: IngestDeps) {
   return async (req: FastifyRequest) => {
-    if (presentedCredential(req) !== undefined) deps.pipeline.authenticate(req);
+    if (presentedCredential(req) !== undefined) req.ingestToken = deps.pipeline.authenticate(req);
   };
 }
 
 // ---- the probe routes ----------------------------------------------------------------------
 
-/** Bounded memory of what shippers PUT, so a GET shows it back. Nothing acts on it. */
+/** A write probe's body limit: shippers' index templates carry their whole field mappings. */
+const PROBE_BODY_LIMIT = 8 * 1024 * 1024;
+/** What is kept of one body: the whole body up to this size, else only its small top-level keys. */
+const KEPT_BYTES = 16 * 1024;
+/** Names kept per kind and fractal; the oldest goes first. */
+const KEPT_NAMES = 100;
+/** The keys of a template or policy a client may read back, when the whole body is too big to keep. */
+const SUMMARY_KEYS = ['index_patterns', 'priority', 'order', 'version', 'composed_of', 'data_stream', 'policy'];
+
+/**
+ * Bounded memory of what shippers PUT, so a GET shows it back. Nothing acts on it. Kept per
+ * fractal (the writing token's), at most KEPT_NAMES names per kind and KEPT_BYTES per body.
+ */
 class Echoes {
   private readonly maps = new Map<string, Map<string, unknown>>();
-  get(kind: string, name: string): unknown {
-    return this.maps.get(kind)?.get(name);
+  private key(fractalId: string | undefined, kind: string): string {
+    return `${fractalId ?? ''}/${kind}`;
   }
-  all(kind: string): Array<[string, unknown]> {
-    return [...(this.maps.get(kind) ?? new Map()).entries()];
+  get(fractalId: string | undefined, kind: string, name: string): unknown {
+    return fractalId === undefined ? undefined : this.maps.get(this.key(fractalId, kind))?.get(name);
   }
-  put(kind: string, name: string, body: unknown): void {
-    let m = this.maps.get(kind);
-    if (!m) this.maps.set(kind, (m = new Map()));
-    if (!m.has(name) && m.size >= 500) m.delete(m.keys().next().value as string);
-    m.set(name, body);
+  all(fractalId: string | undefined, kind: string): Array<[string, unknown]> {
+    return fractalId === undefined ? [] : [...(this.maps.get(this.key(fractalId, kind)) ?? new Map()).entries()];
+  }
+  put(fractalId: string, kind: string, name: string, body: unknown): void {
+    const key = this.key(fractalId, kind);
+    let m = this.maps.get(key);
+    if (!m) this.maps.set(key, (m = new Map()));
+    if (!m.has(name) && m.size >= KEPT_NAMES) m.delete(m.keys().next().value as string);
+    m.set(name.slice(0, 255), body);
   }
 }
 
-function jsonBody(req: FastifyRequest): Record<string, unknown> {
+/** The part of a write probe's JSON body worth keeping (see KEPT_BYTES); {} when it is no JSON object. */
+function keptBody(req: FastifyRequest): Record<string, unknown> {
   const b = req.body;
-  if (!Buffer.isBuffer(b) || b.length === 0 || b.length > 1024 * 1024) return {};
+  if (!Buffer.isBuffer(b) || b.length === 0) return {};
+  let v: unknown;
   try {
-    const v = JSON.parse(b.toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+    v = JSON.parse(b.toString('utf8'));
   } catch {
     return {};
   }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+  if (b.length <= KEPT_BYTES) return v as Record<string, unknown>;
+  const summary: Record<string, unknown> = {};
+  for (const k of SUMMARY_KEYS) {
+    const part = (v as Record<string, unknown>)[k];
+    if (part !== undefined && JSON.stringify(part).length <= KEPT_BYTES / SUMMARY_KEYS.length) summary[k] = part;
+  }
+  return summary;
 }
+
+/** The fractal whose echoes a probe reads or writes: that of the token it presented, if any. */
+const fractalOf = (req: FastifyRequest): string | undefined => req.ingestToken?.fractalId;
 
 /** Stable per data directory, in the format's 22-character style. */
 function clusterUuid(dataDir: string): string {
@@ -208,6 +238,8 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
   const probe = { access: { public: true } } as const;
   const onRequest = checkOptionalToken(deps);
   const opts = { config: probe, onRequest };
+  // Writes: the ingest scope authenticates and admits them before their body is read.
+  const write = { config: { access: { ingest: true } } as const, bodyLimit: PROBE_BODY_LIMIT };
   const ack = { acknowledged: true };
   const nowIso = () => new Date().toISOString();
 
@@ -243,13 +275,13 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
   });
 
   // Index templates (composable), legacy templates and component templates.
-  app.get('/_index_template', opts, async () => ({
-    index_templates: echoes.all('index_template').map(([name, t]) => ({ name, index_template: t })),
+  app.get('/_index_template', opts, async (req) => ({
+    index_templates: echoes.all(fractalOf(req), 'index_template').map(([name, t]) => ({ name, index_template: t })),
   }));
   app.get<{ Params: { name: string } }>('/_index_template/:name', opts, async (req) => ({
     index_templates: req.params.name.split(',').map((name) => ({
       name,
-      index_template: echoes.get('index_template', name) ?? {
+      index_template: echoes.get(fractalOf(req), 'index_template', name) ?? {
         index_patterns: [`${name}*`],
         composed_of: [],
         template: { settings: {}, mappings: {} },
@@ -257,39 +289,35 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
       },
     })),
   }));
+  /** Keeps a write's body (bounded) under the token's fractal and acknowledges it. */
+  const keep = (kind: string) => async (req: FastifyRequest<{ Params: { name: string } }>) => {
+    echoes.put(req.ingestToken!.fractalId, kind, req.params.name, keptBody(req));
+    return ack;
+  };
   for (const method of ['PUT', 'POST'] as const) {
-    app.route<{ Params: { name: string } }>({ method, url: '/_index_template/:name', ...opts, handler: async (req) => {
-      echoes.put('index_template', req.params.name, jsonBody(req));
-      return ack;
-    } });
-    app.route<{ Params: { name: string } }>({ method, url: '/_template/:name', ...opts, handler: async (req) => {
-      echoes.put('template', req.params.name, jsonBody(req));
-      return ack;
-    } });
-    app.route<{ Params: { name: string } }>({ method, url: '/_component_template/:name', ...opts, handler: async (req) => {
-      echoes.put('component_template', req.params.name, jsonBody(req));
-      return ack;
-    } });
+    app.route({ method, url: '/_index_template/:name', ...write, handler: keep('index_template') });
+    app.route({ method, url: '/_template/:name', ...write, handler: keep('template') });
+    app.route({ method, url: '/_component_template/:name', ...write, handler: keep('component_template') });
   }
-  app.get('/_template', opts, async () => Object.fromEntries(echoes.all('template')));
+  app.get('/_template', opts, async (req) => Object.fromEntries(echoes.all(fractalOf(req), 'template')));
   app.get<{ Params: { name: string } }>('/_template/:name', opts, async (req) =>
     Object.fromEntries(
       req.params.name.split(',').map((name) => [
         name,
-        echoes.get('template', name) ?? { order: 0, index_patterns: [`${name}*`], settings: {}, mappings: {}, aliases: {} },
+        echoes.get(fractalOf(req), 'template', name) ?? { order: 0, index_patterns: [`${name}*`], settings: {}, mappings: {}, aliases: {} },
       ]),
     ),
   );
   app.get<{ Params: { name: string } }>('/_component_template/:name', opts, async (req) => ({
     component_templates: req.params.name.split(',').map((name) => ({
       name,
-      component_template: echoes.get('component_template', name) ?? { template: { settings: {}, mappings: {} } },
+      component_template: echoes.get(fractalOf(req), 'component_template', name) ?? { template: { settings: {}, mappings: {} } },
     })),
   }));
 
   // Index lifecycle management.
-  const policyOut = (name: string) => {
-    const stored = echoes.get('ilm_policy', name) as { policy?: unknown } | undefined;
+  const policyOut = (req: FastifyRequest, name: string) => {
+    const stored = echoes.get(fractalOf(req), 'ilm_policy', name) as { policy?: unknown } | undefined;
     return {
       version: 1,
       modified_date: new Date(started).toISOString(),
@@ -297,14 +325,11 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
       in_use_by: { indices: [], data_streams: [], composable_templates: [] },
     };
   };
-  app.get('/_ilm/policy', opts, async () => Object.fromEntries(echoes.all('ilm_policy').map(([n]) => [n, policyOut(n)])));
+  app.get('/_ilm/policy', opts, async (req) => Object.fromEntries(echoes.all(fractalOf(req), 'ilm_policy').map(([n]) => [n, policyOut(req, n)])));
   app.get<{ Params: { name: string } }>('/_ilm/policy/:name', opts, async (req) =>
-    Object.fromEntries(req.params.name.split(',').map((n) => [n, policyOut(n)])),
+    Object.fromEntries(req.params.name.split(',').map((n) => [n, policyOut(req, n)])),
   );
-  app.put<{ Params: { name: string } }>('/_ilm/policy/:name', opts, async (req) => {
-    echoes.put('ilm_policy', req.params.name, jsonBody(req));
-    return ack;
-  });
+  app.put('/_ilm/policy/:name', write, keep('ilm_policy'));
   app.get('/_ilm/status', opts, async () => ({ operation_mode: 'RUNNING' }));
   app.get('/_ilm/*', opts, async () => ({}));
 
@@ -322,25 +347,22 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
     allow_custom_routing: false,
     replicated: false,
   });
-  app.get('/_data_stream', opts, async () => ({ data_streams: echoes.all('data_stream').map(([n]) => streamOut(n)) }));
+  app.get('/_data_stream', opts, async (req) => ({ data_streams: echoes.all(fractalOf(req), 'data_stream').map(([n]) => streamOut(n)) }));
   app.get<{ Params: { name: string } }>('/_data_stream/:name', opts, async (req) => ({
     data_streams: req.params.name.split(',').map(streamOut),
   }));
-  app.put<{ Params: { name: string } }>('/_data_stream/:name', opts, async (req) => {
-    echoes.put('data_stream', req.params.name, {});
+  app.put<{ Params: { name: string } }>('/_data_stream/:name', write, async (req) => {
+    echoes.put(req.ingestToken!.fractalId, 'data_stream', req.params.name, {});
     return ack;
   });
 
   // Ingest pipelines (Filebeat modules install them; they are acknowledged, not run).
-  app.get<{ Params: { id: string } }>('/_ingest/pipeline/:id', opts, async (req) =>
+  app.get<{ Params: { name: string } }>('/_ingest/pipeline/:name', opts, async (req) =>
     Object.fromEntries(
-      req.params.id.split(',').map((id) => [id, echoes.get('pipeline', id) ?? { description: '', processors: [] }]),
+      req.params.name.split(',').map((id) => [id, echoes.get(fractalOf(req), 'pipeline', id) ?? { description: '', processors: [] }]),
     ),
   );
-  app.put<{ Params: { id: string } }>('/_ingest/pipeline/:id', opts, async (req) => {
-    echoes.put('pipeline', req.params.id, jsonBody(req));
-    return ack;
-  });
+  app.put('/_ingest/pipeline/:name', write, keep('pipeline'));
 
   // Nodes and cluster health.
   const nodesOut = (req: FastifyRequest) => {
@@ -402,7 +424,7 @@ export async function esCompatRoutes(app: App, deps: IngestDeps): Promise<void> 
     { ...opts, constraints: { [ES_CLIENT_CONSTRAINT]: 'yes' } },
     async (_req, reply: FastifyReply) => reply.code(200).type('application/json').send(),
   );
-  app.put<{ Params: { index: string } }>('/:index', opts, async (req) => {
+  app.put<{ Params: { index: string } }>('/:index', write, async (req) => {
     const index = req.params.index;
     if (index.startsWith('_')) throw new HttpError(400, `Invalid index name [${index}], must not start with '_'.`);
     return { acknowledged: true, shards_acknowledged: true, index };

@@ -8,17 +8,10 @@
 // refused per item (400) while the rest are stored; an unreadable action line fails the request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.ts';
-import type { ResolvedToken } from '../pipeline.ts';
-import type { IngestDeps, IngestRoutes } from '../plugin.ts';
+import { ingestTokenOf, type IngestDeps, type IngestRoutes } from '../plugin.ts';
 import type { IncomingRecord } from '../types.ts';
 import { esCompatRoutes, esErrorBody, esErrorHandler, markProduct } from './es-compat.ts';
 import { BulkSyntaxError, parseBulk, type BulkItem, type EsError } from './parse.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    bulkToken?: ResolvedToken;
-  }
-}
 
 interface ItemResult {
   _index: string;
@@ -41,14 +34,11 @@ export const bulkRoutes: IngestRoutes = async (app: App, deps: IngestDeps) => {
 };
 
 async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
-  // The token is checked before the body is read, so a shipper without one is refused at once.
-  const onRequest = async (req: FastifyRequest) => {
-    req.bulkToken = deps.pipeline.authenticate(req);
-    deps.pipeline.admit();
-  };
+  // The ingest scope checks the token in onRequest, before the body is read.
   const config = { access: { ingest: true } } as const;
   const handler = async (req: FastifyRequest<{ Params: { index?: string } }>, reply: FastifyReply) => {
     const started = process.hrtime.bigint();
+    const token = ingestTokenOf(req);
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let items: BulkItem[];
     try {
@@ -57,11 +47,11 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
       if (e instanceof BulkSyntaxError) return reply.code(400).send(esErrorBody(400, e.type, e.message));
       throw e;
     }
-    const fallbackIndex = req.params.index ?? fractalName(deps, req.bulkToken!.fractalId);
+    const fallbackIndex = req.params.index ?? fractalName(deps, token.fractalId);
 
     const records: IncomingRecord[] = [];
     for (const it of items) if (it.ok) records.push({ text: it.source, fields: it.doc });
-    const outcomes = records.length > 0 ? (await deps.pipeline.accept(req.bulkToken!, records)).outcomes : [];
+    const outcomes = records.length > 0 ? (await deps.pipeline.accept(token, records)).outcomes : [];
 
     let errors = false;
     let k = 0;
@@ -95,7 +85,7 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
   };
 
   for (const url of ['/_bulk', '/:index/_bulk']) {
-    app.route({ method: ['POST', 'PUT'], url, config, onRequest, handler: handler as never });
+    app.route({ method: ['POST', 'PUT'], url, config, handler: handler as never });
   }
 }
 
