@@ -31,6 +31,9 @@ import { LiveHub } from './live/hub.ts';
 import { LogStore } from './logs/log-store.ts';
 import { RetentionEnforcer } from './logs/retention.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { AiClient } from './notebooks/ai-client.ts';
+import { NotebooksStore } from './notebooks/notebooks-store.ts';
+import { notebookRoutes } from './notebooks/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { SettingsStore } from './settings/settings-store.ts';
 import { openAnalytics } from './storage/clickhouse.ts';
@@ -118,6 +121,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     comments: new CommentsStore(db),
     dictionaries: new DictionariesStore(db, ch),
     live: new LiveHub(),
+    notebooks: new NotebooksStore(db),
+    ai: new AiClient(config.ai),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -132,7 +137,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

@@ -14,6 +14,8 @@ import type { LiveHub } from './live/hub.ts';
 import type { LogStore } from './logs/log-store.ts';
 import type { RetentionEnforcer } from './logs/retention.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import type { AiClient } from './notebooks/ai-client.ts';
+import type { NotebooksStore } from './notebooks/notebooks-store.ts';
 import type { SettingsStore } from './settings/settings-store.ts';
 import type { Analytics } from './storage/clickhouse.ts';
 import type { Db } from './storage/sqlite.ts';
@@ -47,4 +49,7 @@ export interface Context {
   dictionaries: DictionariesStore;
   /** The live-edit channels of notebooks and dashboards (SSE with resumable ids, presence). */
   live: LiveHub;
+  notebooks: NotebooksStore;
+  /** The OpenAI-compatible model of SVC_AI_* (notebook summaries); `enabled` false without one. */
+  ai: AiClient;
 }

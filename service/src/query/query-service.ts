@@ -1,11 +1,11 @@
 // The query domain's logic between the routes and the engine: time range, scope, @variables,
 // compilation and the regex check; the errors a caller made, as query-language.md §5 reports them.
-// Other domains reach the engine only through here: a request's query (prepareQuery, with the
-// caller's principal) or a scope's query without one (prepareScopeQuery / runScopeQuery, for the
-// alert engine's windows of ingest time).
+// Other domains reach the engine only through here: a request's query (prepareQuery / runQuery,
+// with the caller's principal: a notebook's query section) or a scope's query without one
+// (prepareScopeQuery / runScopeQuery, for the alert engine's windows of ingest time).
 import type { Principal, ScopeType } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
-import { compileQuery, type CompiledQuery } from './compile.ts';
+import { compileQuery, PAGE_SIZE, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
 import { checkRegexes, runQueryRows, type Row } from './run.ts';
@@ -112,6 +112,30 @@ export async function prepareQuery(ctx: Context, principal: Principal | null, re
     throw asInputError(err);
   }
   return { text, ...range, compiled };
+}
+
+export interface QueryRun {
+  prepared: PreparedQuery;
+  rows: Row[];
+  /** The rows stopped at the row cap: more matched. */
+  limitHit: boolean;
+  executionMs: number;
+}
+
+/**
+ * A caller's query run to its rows, with every check of POST /api/v1/query (scope, role, the API
+ * key's `query` permission, variables, regexes): QueryInputError, QueryTimeoutError or
+ * QueryExecutionError otherwise.
+ */
+export async function runQuery(ctx: Context, principal: Principal | null, req: QueryRequest, opts: { signal?: AbortSignal } = {}): Promise<QueryRun> {
+  const started = performance.now();
+  const prepared = await prepareQuery(ctx, principal, req);
+  const { compiled } = prepared;
+  let rows = await runQueryRows(ctx.ch, compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal });
+  let limitHit = compiled.rowCap !== undefined && rows.length >= compiled.rowCap;
+  // With the row cap off an event search reads one page (and one row more to know of the next).
+  if (compiled.paged && rows.length > PAGE_SIZE) [rows, limitHit] = [rows.slice(0, PAGE_SIZE), true];
+  return { prepared, rows, limitHit, executionMs: Math.round(performance.now() - started) };
 }
 
 /** Rows a scope query returns at most when `max_query_rows` is 0 (no cap): it has no pages to turn. */

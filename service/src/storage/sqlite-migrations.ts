@@ -177,4 +177,52 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       CREATE UNIQUE INDEX dictionaries_scope_name ON dictionaries(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
     `,
   },
+  {
+    version: 4,
+    name: 'notebooks and their sections',
+    // Investigation write-ups of one fractal or one prism (deleting it deletes them). Sections keep
+    // their order in `position` (0..n-1, rewritten by a reorder) and two counters: `version` for
+    // what people edit (title, content, tags), `results_version` for the stored results, so a
+    // query run never makes someone's open edit of the text stale. `results` is the snapshot kept
+    // as evidence (JSON text), independent of the logs, which may age out. `version` of the
+    // notebook counts its own changes: name, tags, range, variables, sections added, moved, removed.
+    sql: `
+      CREATE TABLE notebooks (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        tags TEXT NOT NULL DEFAULT '[]',
+        variables TEXT NOT NULL DEFAULT '[]',
+        time_range TEXT NOT NULL DEFAULT '24h',
+        time_start TEXT,
+        time_end TEXT,
+        version INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((fractal_id IS NULL) <> (prism_id IS NULL))
+      );
+      CREATE UNIQUE INDEX notebooks_scope_name ON notebooks(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE TABLE notebook_sections (
+        id TEXT PRIMARY KEY,
+        notebook_id TEXT NOT NULL REFERENCES notebooks(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        section_type TEXT NOT NULL CHECK (section_type IN ('markdown', 'query', 'ai_summary', 'comment_context')),
+        title TEXT NOT NULL DEFAULT '',
+        content TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        version INTEGER NOT NULL DEFAULT 1,
+        results TEXT,
+        results_version INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX notebook_sections_order ON notebook_sections(notebook_id, position);
+    `,
+  },
 ];

@@ -1,0 +1,442 @@
+// The notebooks domain's rules between the routes and the store: who may read and write a
+// notebook, what a notebook and a section may hold, the version checks that turn a stale write
+// into a 409, and the live event each stored change sends (live/hub.ts, kind "notebook").
+//
+// Access (conventions.md): a notebook belongs to one fractal or one prism. Reading it needs a role
+// there (viewer and up), writing it the analyst role; an API key needs the `notebook` permission
+// for both (and `query` as well to run a query section). A notebook the caller may not read is
+// "not found", never revealed.
+//
+// Versions: a section's `version` counts edits of its title, content and tags, and an update must
+// carry the version it started from; its `results_version` counts stored results. The notebook's
+// `version` counts its own fields, variables and the set and order of its sections; those writes
+// may carry it (`version`) and are refused with 409 when it is stale.
+import { enforceScopeRule, type ScopeRule } from '../auth/access.ts';
+import type { Principal, ScopeType } from '../auth/principal.ts';
+import { currentSelection } from '../auth/selection.ts';
+import { normalizeTags } from '../collaboration/comments-logic.ts';
+import type { Context } from '../context.ts';
+import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { isUuid } from '../http/schemas.ts';
+import { timeRange } from '../query/query-service.ts';
+import type { NewSection, Notebook, NotebookFields, NotebooksStore, Scope, Section, SectionType, Variable } from './notebooks-store.ts';
+import { SECTION_TYPES } from './notebooks-store.ts';
+
+export const LIVE_KIND = 'notebook';
+export const MAX_SECTIONS = 500;
+export const MAX_CONTENT = 200_000;
+export const MAX_TITLE = 500;
+export const MAX_VARIABLES = 50;
+export const MAX_VARIABLE_VALUE = 2_000;
+export const TIME_PRESETS: Record<string, number> = {
+  '15m': 15 * 60_000,
+  '1h': 3_600_000,
+  '4h': 4 * 3_600_000,
+  '24h': 24 * 3_600_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+};
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** At most this many logs a comment_context section names itself (they become one in() filter). */
+export const MAX_CONTEXT_LOGS = 200;
+
+/** Who acts, and the browser tab they act from (X-Live-Client), echoed in the live event. */
+export interface Actor {
+  p: Principal;
+  origin?: string;
+}
+
+export const actorName = (p: Principal): string => (p.kind === 'user' ? p.user.username : `${p.key.name} (API key)`);
+
+// ---- access ---------------------------------------------------------------------------------
+
+const rule = (scope: ScopeType, role: 'viewer' | 'analyst'): ScopeRule => ({ scope, role, keyPermission: 'notebook' });
+
+export const scopeOf = (nb: Pick<Notebook, 'fractal_id' | 'prism_id'>): Scope =>
+  nb.fractal_id ? { type: 'fractal', id: nb.fractal_id } : { type: 'prism', id: nb.prism_id! };
+
+export interface NotebookAccess {
+  nb: Notebook;
+  /** The caller may change it. */
+  canEdit: boolean;
+  scopeName: string;
+}
+
+/** The notebook `id` if the caller may read it (with `write`: change it); 404 or 403 otherwise. */
+export function notebookFor(ctx: Context, p: Principal, id: string, write = false): NotebookAccess {
+  const nb = ctx.notebooks.get(id.toLowerCase());
+  const wording = { notFound: `Notebook ${id} not found.`, needs: 'Changing a notebook needs' };
+  if (!nb) throw notFound(wording.notFound);
+  const scope = scopeOf(nb);
+  const resolved = ctx.roles.resolve(p, scope.type, scope.id);
+  const target = enforceScopeRule(p, rule(scope.type, write ? 'analyst' : 'viewer'), resolved, wording);
+  const canEdit = target.role !== 'viewer';
+  return { nb, canEdit, scopeName: target.name };
+}
+
+/**
+ * The fractal or prism a list, a create or an import acts on: the one named, else the caller's
+ * selection; the role (viewer to read, analyst to write) and the key's `notebook` permission checked.
+ */
+export function notebookScope(ctx: Context, p: Principal, requested: { fractal_id?: string; prism_id?: string }, write: boolean): Scope & { name: string } {
+  let scope: Scope;
+  if (requested.fractal_id) {
+    if (!isUuid(requested.fractal_id)) throw badRequest('The field "fractal_id" must be a valid UUID.');
+    scope = { type: 'fractal', id: requested.fractal_id.toLowerCase() };
+  } else if (requested.prism_id) {
+    if (!isUuid(requested.prism_id)) throw badRequest('The field "prism_id" must be a valid UUID.');
+    scope = { type: 'prism', id: requested.prism_id.toLowerCase() };
+  } else {
+    const sel = currentSelection(ctx, p);
+    if (!sel) throw notFound('No fractal is selected and you have access to none; ask an admin for a role on a fractal.');
+    scope = { type: sel.type, id: sel.id };
+  }
+  const target = enforceScopeRule(p, rule(scope.type, write ? 'analyst' : 'viewer'), ctx.roles.resolve(p, scope.type, scope.id), {
+    needs: write ? 'Writing notebooks needs' : undefined,
+  });
+  return { ...scope, name: target.name };
+}
+
+// ---- what a notebook and a section may hold ----------------------------------------------------
+
+export function normalizeName(raw: string, field = 'name'): string {
+  const name = raw.trim();
+  if (!name) throw badRequest(`The field "${field}" must not be empty.`);
+  if (name.length > 200) throw badRequest(`The field "${field}" must be at most 200 characters long.`);
+  return name;
+}
+
+export function normalizeVariables(raw: Array<{ name: unknown; value: unknown }>, field = 'variables'): Variable[] {
+  if (raw.length > MAX_VARIABLES) throw badRequest(`The field "${field}" may hold at most ${MAX_VARIABLES} variables.`);
+  const seen = new Set<string>();
+  return raw.map((v, i) => {
+    if (typeof v?.name !== 'string' || !VARIABLE_NAME.test(v.name)) {
+      throw badRequest(
+        `The variable name ${JSON.stringify(v?.name ?? null)} (${field}[${i}].name) is not a name: use letters, digits and _, not starting with a digit, as in @src_ip.`,
+      );
+    }
+    if (typeof v.value !== 'string') throw badRequest(`The field "${field}[${i}].value" must be a string.`);
+    if (v.value.length > MAX_VARIABLE_VALUE) throw badRequest(`The field "${field}[${i}].value" must be at most ${MAX_VARIABLE_VALUE} characters long.`);
+    if (seen.has(v.name)) throw badRequest(`The variable "${v.name}" is named twice in "${field}".`);
+    seen.add(v.name);
+    return { name: v.name, value: v.value };
+  });
+}
+
+export interface TimeFields {
+  time_range?: string;
+  start?: string | null;
+  end?: string | null;
+}
+
+/** The notebook's time range: a preset, `all`, or `custom` with RFC 3339 `start` and `end`. */
+export function normalizeTimeRange(t: TimeFields, current?: Pick<Notebook, 'time_range' | 'time_start' | 'time_end'>): Pick<NotebookFields, 'time_range' | 'time_start' | 'time_end'> {
+  const range = t.time_range ?? current?.time_range ?? '24h';
+  if (range !== 'all' && range !== 'custom' && !(range in TIME_PRESETS)) {
+    throw badRequest(`The field "time_range" has an unsupported value (allowed: ${Object.keys(TIME_PRESETS).join(', ')}, all, custom).`);
+  }
+  if (range !== 'custom') return { time_range: range, time_start: null, time_end: null };
+  const start = t.start !== undefined ? t.start : current?.time_start;
+  const end = t.end !== undefined ? t.end : current?.time_end;
+  if (!start || !end) throw badRequest('A "custom" time_range needs both "start" and "end" (RFC 3339 times).');
+  try {
+    const r = timeRange({ start, end });
+    return { time_range: 'custom', time_start: r.start.toISOString(), time_end: r.end.toISOString() };
+  } catch {
+    throw badRequest('The fields "start" and "end" must be RFC 3339 times with start not after end.');
+  }
+}
+
+/** The range a query section runs over: the notebook's, or the one a request names. */
+export function rangeOf(nb: Notebook, override: { start?: string; end?: string } = {}, now = new Date()): { start: string; end: string } {
+  if (override.start || override.end) {
+    try {
+      const r = timeRange(override, now);
+      return { start: r.start.toISOString(), end: r.end.toISOString() };
+    } catch {
+      throw badRequest('The fields "start" and "end" must be RFC 3339 times with start not after end.');
+    }
+  }
+  if (nb.time_range === 'custom' && nb.time_start && nb.time_end) return { start: nb.time_start, end: nb.time_end };
+  const end = now.toISOString();
+  if (nb.time_range === 'all') return { start: '1970-01-01T00:00:00.000Z', end };
+  return { start: new Date(now.getTime() - (TIME_PRESETS[nb.time_range] ?? TIME_PRESETS['24h']!)).toISOString(), end };
+}
+
+export function normalizeSectionType(raw: unknown, field = 'section_type'): SectionType {
+  if (typeof raw !== 'string' || !(SECTION_TYPES as readonly string[]).includes(raw)) {
+    throw badRequest(`The ${field} ${JSON.stringify(raw ?? null)} is not a section type (allowed: ${SECTION_TYPES.join(', ')}).`);
+  }
+  return raw as SectionType;
+}
+
+/** What a comment_context section's content names: the comments of a tag, or of chosen logs. */
+export type ContextSpec = { tag: string } | { log_ids: string[] };
+
+export function parseContextSpec(content: string, field = 'content'): ContextSpec {
+  const help = `A comment_context section's "${field}" is JSON naming the comments to show: {"tag": "lateral-movement"} or {"log_ids": ["<log uuid>", …]}.`;
+  let v: unknown;
+  try {
+    v = JSON.parse(content);
+  } catch {
+    throw badRequest(help);
+  }
+  const o = v as { tag?: unknown; log_ids?: unknown };
+  if (o && typeof o === 'object' && typeof o.tag === 'string' && o.log_ids === undefined) {
+    const [tag] = normalizeTags([o.tag], `${field}.tag`);
+    if (!tag) throw badRequest(help);
+    return { tag };
+  }
+  if (o && typeof o === 'object' && Array.isArray(o.log_ids) && o.tag === undefined) {
+    if (o.log_ids.length === 0 || o.log_ids.length > MAX_CONTEXT_LOGS) throw badRequest(`The field "${field}.log_ids" must name from 1 to ${MAX_CONTEXT_LOGS} logs.`);
+    const bad = o.log_ids.find((x) => typeof x !== 'string' || !isUuid(x));
+    if (bad !== undefined) throw badRequest(`The field "${field}.log_ids" holds ${JSON.stringify(bad)}, which is not a log id (a UUID).`);
+    return { log_ids: [...new Set((o.log_ids as string[]).map((x) => x.toLowerCase()))] };
+  }
+  throw badRequest(help);
+}
+
+function checkContent(type: SectionType, content: string, field: string): string {
+  if (content.length > MAX_CONTENT) throw badRequest(`The field "${field}" must be at most ${MAX_CONTENT} characters long.`);
+  if (type === 'comment_context') return JSON.stringify(parseContextSpec(content, field));
+  return content;
+}
+
+function checkTitle(title: string, field = 'title'): string {
+  const t = title.trim();
+  if (t.length > MAX_TITLE) throw badRequest(`The field "${field}" must be at most ${MAX_TITLE} characters long.`);
+  return t;
+}
+
+export interface SectionInput {
+  section_type: unknown;
+  title?: string;
+  content?: string;
+  tags?: string[];
+}
+
+/** A new section as it will be stored; `at` names the field path in error sentences (imports). */
+export function newSection(input: SectionInput, at = ''): NewSection {
+  const type = normalizeSectionType(input.section_type, at ? `${at}.section_type` : 'section_type');
+  return {
+    section_type: type,
+    title: checkTitle(input.title ?? '', `${at ? `${at}.` : ''}title`),
+    content: checkContent(type, input.content ?? '', `${at ? `${at}.` : ''}content`),
+    tags: normalizeTags(input.tags ?? [], `${at ? `${at}.` : ''}tags`),
+  };
+}
+
+// ---- views ----------------------------------------------------------------------------------
+
+export function notebookView(ctx: Context, nb: Notebook) {
+  return {
+    id: nb.id,
+    name: nb.name,
+    description: nb.description,
+    fractal_id: nb.fractal_id,
+    prism_id: nb.prism_id,
+    tags: nb.tags,
+    variables: nb.variables,
+    time_range: nb.time_range,
+    start: nb.time_start,
+    end: nb.time_end,
+    version: nb.version,
+    created_by: nb.created_by,
+    updated_by: nb.updated_by,
+    created_at: nb.created_at,
+    updated_at: nb.updated_at,
+  };
+}
+
+/** A section as the API shows it; `results` parsed when it was read (null: none stored). */
+export function sectionView(s: Section) {
+  const view: Record<string, unknown> = {
+    id: s.id,
+    notebook_id: s.notebook_id,
+    position: s.position,
+    section_type: s.section_type,
+    title: s.title,
+    content: s.content,
+    tags: s.tags,
+    version: s.version,
+    results_version: s.results_version,
+    created_by: s.created_by,
+    updated_by: s.updated_by,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
+  if (s.results !== undefined) view.results = s.results === null ? null : JSON.parse(s.results);
+  return view;
+}
+
+/** The whole notebook for a reader: its fields, sections with results, and where its live events resume. */
+export function fullView(ctx: Context, a: NotebookAccess) {
+  return {
+    ...notebookView(ctx, a.nb),
+    scope: { ...scopeOf(a.nb), name: a.scopeName },
+    can_edit: a.canEdit,
+    // Read before the sections: an event stored after this point is replayed from here.
+    live_event_id: ctx.live.cursor(LIVE_KIND, a.nb.id),
+    sections: ctx.notebooks.sections(a.nb.id, true).map(sectionView),
+  };
+}
+
+// ---- changes --------------------------------------------------------------------------------
+
+const publish = (ctx: Context, a: Actor, nbId: string, type: string, data: unknown) => ctx.live.publish(LIVE_KIND, nbId, type, data, a.origin);
+
+function checkNotebookVersion(nb: Notebook, version: number | undefined): void {
+  if (version !== undefined && version !== nb.version) {
+    throw conflict(`Notebook "${nb.name}" was changed by ${nb.updated_by} meanwhile (it is at version ${nb.version}, not ${version}); reload it and try again.`);
+  }
+}
+
+export interface NotebookInput extends TimeFields {
+  name: string;
+  description?: string;
+  tags?: string[];
+  variables?: Array<{ name: unknown; value: unknown }>;
+  sections?: SectionInput[];
+  /** Sections already checked (an import), with their results. */
+  prepared?: NewSection[];
+}
+
+export function createNotebook(ctx: Context, a: Actor, scope: Scope, input: NotebookInput): Notebook {
+  const fields: NotebookFields = {
+    name: normalizeName(input.name),
+    description: input.description?.trim() ?? '',
+    tags: normalizeTags(input.tags ?? []),
+    variables: normalizeVariables(input.variables ?? []),
+    ...normalizeTimeRange(input),
+  };
+  const sections = input.prepared ?? (input.sections ?? []).map((s, i) => newSection(s, `sections[${i}]`));
+  if (sections.length > MAX_SECTIONS) throw badRequest(`A notebook holds at most ${MAX_SECTIONS} sections.`);
+  refuseTakenName(ctx.notebooks, scope, fields.name);
+  return ctx.notebooks.create(scope, fields, sections, actorName(a.p));
+}
+
+function refuseTakenName(store: NotebooksStore, scope: Scope, name: string, except?: string): void {
+  const other = store.findByName(scope, name);
+  if (other && other.id !== except) throw conflict(`A notebook named "${other.name}" already exists here.`);
+}
+
+export function updateNotebook(ctx: Context, a: Actor, nb: Notebook, input: Partial<NotebookInput> & { version?: number }): Notebook {
+  checkNotebookVersion(nb, input.version);
+  const patch: Partial<NotebookFields> = {};
+  if (input.name !== undefined) {
+    patch.name = normalizeName(input.name);
+    refuseTakenName(ctx.notebooks, scopeOf(nb), patch.name, nb.id);
+  }
+  if (input.description !== undefined) patch.description = input.description.trim();
+  if (input.tags !== undefined) patch.tags = normalizeTags(input.tags);
+  if (input.variables !== undefined) patch.variables = normalizeVariables(input.variables);
+  if (input.time_range !== undefined || input.start !== undefined || input.end !== undefined) Object.assign(patch, normalizeTimeRange(input, nb));
+  const updated = ctx.notebooks.update(nb.id, patch, actorName(a.p));
+  publish(ctx, a, nb.id, 'notebook_updated', notebookView(ctx, updated));
+  return updated;
+}
+
+export function setVariables(ctx: Context, a: Actor, nb: Notebook, variables: Array<{ name: unknown; value: unknown }>, version?: number): Notebook {
+  checkNotebookVersion(nb, version);
+  const updated = ctx.notebooks.update(nb.id, { variables: normalizeVariables(variables) }, actorName(a.p));
+  publish(ctx, a, nb.id, 'variables_updated', { variables: updated.variables, version: updated.version });
+  return updated;
+}
+
+export function deleteNotebook(ctx: Context, a: Actor, nb: Notebook): void {
+  ctx.notebooks.delete(nb.id);
+  ctx.live.end(LIVE_KIND, nb.id, 'notebook_deleted', { id: nb.id, by: actorName(a.p) }, a.origin);
+}
+
+/** The section `sid` of notebook `nb`: 404 when there is none, 400 when it belongs to another notebook. */
+export function sectionOf(ctx: Context, nb: Notebook, sid: string, withResults = false): Section {
+  const s = ctx.notebooks.section(sid.toLowerCase(), withResults);
+  if (!s) throw notFound(`Section ${sid} not found in notebook "${nb.name}".`);
+  if (s.notebook_id !== nb.id) throw badRequest(`Section ${sid} belongs to another notebook, not to "${nb.name}".`);
+  return s;
+}
+
+const order = (ctx: Context, nbId: string) => ctx.notebooks.sections(nbId).map((s) => s.id);
+
+export function addSection(ctx: Context, a: Actor, nb: Notebook, input: SectionInput & { position?: number; version?: number }): Section {
+  checkNotebookVersion(nb, input.version);
+  const s = newSection(input);
+  if (ctx.notebooks.countSections(nb.id) >= MAX_SECTIONS) throw badRequest(`Notebook "${nb.name}" already holds ${MAX_SECTIONS} sections, the most a notebook may hold.`);
+  const added = ctx.notebooks.addSection(nb.id, input.position ?? Number.MAX_SAFE_INTEGER, s, actorName(a.p));
+  publish(ctx, a, nb.id, 'section_added', { section: sectionView(added), order: order(ctx, nb.id), version: ctx.notebooks.get(nb.id)!.version });
+  return added;
+}
+
+export function updateSection(
+  ctx: Context,
+  a: Actor,
+  nb: Notebook,
+  sid: string,
+  input: { version: number; title?: string; content?: string; tags?: string[] },
+): Section {
+  const s = sectionOf(ctx, nb, sid);
+  if (input.version !== s.version) {
+    throw conflict(`Section "${s.title || s.id}" was changed by ${s.updated_by} meanwhile (it is at version ${s.version}, not ${input.version}); reload it and apply your edit again.`);
+  }
+  const patch = {
+    title: input.title === undefined ? undefined : checkTitle(input.title),
+    content: input.content === undefined ? undefined : checkContent(s.section_type, input.content, 'content'),
+    tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
+  };
+  const updated = ctx.notebooks.updateSection(s.id, patch, actorName(a.p));
+  const { results: _omitted, ...withoutResults } = sectionView(updated);
+  publish(ctx, a, nb.id, 'section_updated', { section: withoutResults });
+  return updated;
+}
+
+export function deleteSection(ctx: Context, a: Actor, nb: Notebook, sid: string, version?: number): void {
+  const s = sectionOf(ctx, nb, sid);
+  if (version !== undefined && version !== s.version) {
+    throw conflict(`Section "${s.title || s.id}" was changed by ${s.updated_by} meanwhile (it is at version ${s.version}, not ${version}); reload it before deleting it.`);
+  }
+  ctx.notebooks.deleteSection(s.id, actorName(a.p));
+  publish(ctx, a, nb.id, 'section_deleted', { id: s.id, order: order(ctx, nb.id), version: ctx.notebooks.get(nb.id)!.version });
+}
+
+export function reorderSections(ctx: Context, a: Actor, nb: Notebook, ids: string[], version?: number): string[] {
+  checkNotebookVersion(nb, version);
+  const current = order(ctx, nb.id);
+  const known = new Set(current);
+  const seen = new Set<string>();
+  for (const raw of ids) {
+    const id = raw.toLowerCase();
+    if (!known.has(id)) {
+      const other = ctx.notebooks.section(id);
+      throw badRequest(
+        other
+          ? `The field "section_order" names section ${raw}, which belongs to another notebook.`
+          : `The field "section_order" names section ${raw}, which is not a section of notebook "${nb.name}".`,
+      );
+    }
+    if (seen.has(id)) throw badRequest(`The field "section_order" names section ${raw} twice.`);
+    seen.add(id);
+  }
+  const missing = current.filter((id) => !seen.has(id));
+  if (missing.length) throw badRequest(`The field "section_order" must list every section of the notebook exactly once; it lacks ${missing.join(', ')}.`);
+  const next = ids.map((i) => i.toLowerCase());
+  ctx.notebooks.reorder(nb.id, next, actorName(a.p));
+  publish(ctx, a, nb.id, 'sections_reordered', { order: next, version: ctx.notebooks.get(nb.id)!.version });
+  return next;
+}
+
+/** Largest stored snapshot sent inside a live event; a bigger one is announced and read with the notebook. */
+const MAX_EVENT_RESULTS = 1024 * 1024;
+
+/** Stores (or clears) a section's results snapshot (JSON text) and tells the readers. */
+export function storeResults(ctx: Context, a: Actor, nb: Notebook, s: Section, results: string | null): Section {
+  const updated = ctx.notebooks.storeResults(s.id, results, actorName(a.p));
+  const inline = results === null || results.length <= MAX_EVENT_RESULTS;
+  publish(ctx, a, nb.id, 'results_stored', {
+    section_id: s.id,
+    results_version: updated.results_version,
+    updated_by: updated.updated_by,
+    updated_at: updated.updated_at,
+    ...(inline ? { results: results === null ? null : JSON.parse(results) } : { results_omitted: true }),
+  });
+  return updated;
+}
