@@ -14,7 +14,7 @@ export interface AttackTable {
 export const ATTACK: AttackTable = table as AttackTable;
 
 /** `T1059`, `t1059.001`, also inside tags such as `attack.t1021.002`; not inside a longer word or number. */
-const TECHNIQUE_ID = /(?<![A-Za-z0-9])T(\d{4})(?:\.(\d{3}))?(?![0-9])/gi;
+const TECHNIQUE_ID = /(?<![A-Za-z0-9])T(\d{4})(?:\.(\d{3}))?(?![0-9]|\.[0-9])/gi;
 
 /** The technique ids a text names, upper-cased, in order of first mention. */
 export function techniqueIds(text: string): string[] {
