@@ -3,6 +3,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { ActionsStore } from './alerts/actions/actions-store.ts';
+import { AlertsStore } from './alerts/alerts-store.ts';
+import { ExecutionsStore } from './alerts/executions-store.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { registerAccessControl } from './auth/access.ts';
 import { ApiKeysStore } from './auth/api-keys-store.ts';
 import { LoginLimiter } from './auth/login-limiter.ts';
@@ -123,6 +127,9 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     live: new LiveHub(),
     notebooks: new NotebooksStore(db),
     ai: new AiClient(config.ai),
+    alerts: new AlertsStore(db),
+    alertActions: new ActionsStore(db, box),
+    alertExecutions: new ExecutionsStore(db),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -137,7 +144,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

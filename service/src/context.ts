@@ -1,6 +1,9 @@
 // Everything a route plugin may use, built once by appliance.ts. Routes call domain logic and
 // stores from here; stores never call routes or each other's logic.
 import type { FastifyBaseLogger } from 'fastify';
+import type { ActionsStore } from './alerts/actions/actions-store.ts';
+import type { AlertsStore } from './alerts/alerts-store.ts';
+import type { ExecutionsStore } from './alerts/executions-store.ts';
 import type { ApiKeysStore } from './auth/api-keys-store.ts';
 import type { LoginLimiter } from './auth/login-limiter.ts';
 import type { RoleResolver } from './auth/roles.ts';
@@ -52,4 +55,7 @@ export interface Context {
   notebooks: NotebooksStore;
   /** The OpenAI-compatible model of SVC_AI_* (notebook summaries); `enabled` false without one. */
   ai: AiClient;
+  alerts: AlertsStore;
+  alertActions: ActionsStore;
+  alertExecutions: ExecutionsStore;
 }

@@ -27,7 +27,7 @@ export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: numb
 
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
     if (err instanceof HttpError) {
-      return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message });
+      return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message, ...err.fields });
     }
     if (err.validation) {
       return reply.code(400).send({ success: false, error: validationSentence(err.validation as never, err.validationContext) });

@@ -4,6 +4,8 @@ export class HttpError extends Error {
     public readonly statusCode: number,
     message: string,
     public readonly headers: Record<string, string> = {},
+    /** Fields sent beside `error` (a query's `error_pos` when an alert's query does not compile). */
+    public readonly fields: Record<string, unknown> = {},
   ) {
     super(message);
   }

@@ -225,4 +225,200 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       CREATE INDEX notebook_sections_order ON notebook_sections(notebook_id, position);
     `,
   },
+  {
+    version: 5,
+    name: 'alerts, their actions, executions and the delivery outbox',
+    // An alert belongs to one fractal or one prism (deleting it deletes the alert). `cursor` is the
+    // ingest time up to which the engine has evaluated it (null: not yet). Feed-sourced alerts carry
+    // `feed_id`, `source_path` and `source_rule_id` (the feeds domain syncs them through alerts-logic).
+    // Actions are defined once per fractal or prism (or for everyone: both null) and attached to
+    // alerts through one link table per kind, so deleting an action or an alert drops its links.
+    // Secrets (webhook auth, the SMTP password) are sealed with the secret box. An execution is one
+    // firing; its `payload` (the firing's context and results) is what every delivery renders from,
+    // and `alert_deliveries` is the durable outbox: one row per action of the firing, written in the
+    // same transaction that advances the alert's cursor.
+    sql: `
+      CREATE TABLE alerts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        query_string TEXT NOT NULL,
+        alert_type TEXT NOT NULL CHECK (alert_type IN ('event', 'compound')),
+        severity TEXT NOT NULL,
+        labels TEXT NOT NULL DEFAULT '[]',
+        reference_links TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        throttle_time_seconds INTEGER NOT NULL DEFAULT 0,
+        throttle_field TEXT NOT NULL DEFAULT '',
+        feed_id TEXT,
+        source_path TEXT,
+        source_rule_id TEXT,
+        cursor TEXT,
+        last_evaluated_at TEXT,
+        last_execution_ms INTEGER,
+        last_triggered TEXT,
+        last_match_count INTEGER,
+        failure_count INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT NOT NULL DEFAULT '',
+        disabled_reason TEXT NOT NULL DEFAULT '',
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((fractal_id IS NULL) != (prism_id IS NULL))
+      );
+      CREATE INDEX alerts_fractal ON alerts(fractal_id);
+      CREATE INDEX alerts_prism ON alerts(prism_id);
+      CREATE INDEX alerts_feed ON alerts(feed_id, source_path);
+      CREATE INDEX alerts_enabled ON alerts(enabled);
+
+      CREATE TABLE webhook_actions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        method TEXT NOT NULL DEFAULT 'POST',
+        headers TEXT NOT NULL DEFAULT '{}',
+        auth_type TEXT NOT NULL DEFAULT 'none' CHECK (auth_type IN ('none', 'bearer', 'basic')),
+        auth_sealed TEXT NOT NULL DEFAULT '',
+        timeout_seconds INTEGER NOT NULL DEFAULT 30,
+        retry_count INTEGER NOT NULL DEFAULT 3,
+        include_alert_link INTEGER NOT NULL DEFAULT 1,
+        body_mode TEXT NOT NULL DEFAULT 'envelope' CHECK (body_mode IN ('envelope', 'template')),
+        body_template TEXT NOT NULL DEFAULT '',
+        content_type TEXT NOT NULL DEFAULT 'application/json',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK (fractal_id IS NULL OR prism_id IS NULL)
+      );
+      CREATE TABLE email_actions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        recipients TEXT NOT NULL DEFAULT '[]',
+        subject_template TEXT NOT NULL DEFAULT '',
+        body_template TEXT NOT NULL DEFAULT '',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK (fractal_id IS NULL OR prism_id IS NULL)
+      );
+      CREATE TABLE fractal_actions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        target_fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        preserve_timestamp INTEGER NOT NULL DEFAULT 1,
+        add_alert_context INTEGER NOT NULL DEFAULT 1,
+        max_logs_per_trigger INTEGER NOT NULL DEFAULT 1000,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK (fractal_id IS NULL OR prism_id IS NULL)
+      );
+      CREATE TABLE dictionary_actions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        dictionary_name TEXT NOT NULL,
+        key_field TEXT NOT NULL DEFAULT '',
+        value_fields TEXT NOT NULL DEFAULT '[]',
+        max_logs_per_trigger INTEGER NOT NULL DEFAULT 1000,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK (fractal_id IS NULL OR prism_id IS NULL)
+      );
+      CREATE UNIQUE INDEX webhook_actions_scope_name ON webhook_actions(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE UNIQUE INDEX email_actions_scope_name ON email_actions(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE UNIQUE INDEX fractal_actions_scope_name ON fractal_actions(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE UNIQUE INDEX dictionary_actions_scope_name ON dictionary_actions(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+
+      CREATE TABLE alert_webhook_actions (
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        action_id TEXT NOT NULL REFERENCES webhook_actions(id) ON DELETE CASCADE,
+        PRIMARY KEY (alert_id, action_id)
+      );
+      CREATE TABLE alert_email_actions (
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        action_id TEXT NOT NULL REFERENCES email_actions(id) ON DELETE CASCADE,
+        PRIMARY KEY (alert_id, action_id)
+      );
+      CREATE TABLE alert_fractal_actions (
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        action_id TEXT NOT NULL REFERENCES fractal_actions(id) ON DELETE CASCADE,
+        PRIMARY KEY (alert_id, action_id)
+      );
+      CREATE TABLE alert_dictionary_actions (
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        action_id TEXT NOT NULL REFERENCES dictionary_actions(id) ON DELETE CASCADE,
+        PRIMARY KEY (alert_id, action_id)
+      );
+
+      CREATE TABLE smtp_settings (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        host TEXT NOT NULL,
+        port INTEGER NOT NULL,
+        username TEXT NOT NULL DEFAULT '',
+        password_sealed TEXT NOT NULL DEFAULT '',
+        from_address TEXT NOT NULL,
+        tls_mode TEXT NOT NULL CHECK (tls_mode IN ('none', 'starttls', 'tls')),
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE alert_executions (
+        id TEXT PRIMARY KEY,
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        triggered_at TEXT NOT NULL,
+        window_start TEXT NOT NULL,
+        window_end TEXT NOT NULL,
+        match_count INTEGER NOT NULL,
+        throttled INTEGER NOT NULL DEFAULT 0,
+        limit_hit INTEGER NOT NULL DEFAULT 0,
+        duration_ms INTEGER NOT NULL,
+        payload TEXT
+      );
+      CREATE INDEX alert_executions_alert_time ON alert_executions(alert_id, triggered_at);
+
+      CREATE TABLE alert_deliveries (
+        id TEXT PRIMARY KEY,
+        execution_id TEXT NOT NULL REFERENCES alert_executions(id) ON DELETE CASCADE,
+        action_kind TEXT NOT NULL CHECK (action_kind IN ('webhook', 'email', 'fractal', 'dictionary')),
+        action_id TEXT NOT NULL,
+        action_name TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT NOT NULL DEFAULT '',
+        detail TEXT NOT NULL DEFAULT '',
+        duration_ms INTEGER,
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+      CREATE INDEX alert_deliveries_pending ON alert_deliveries(status, next_attempt_at);
+      CREATE INDEX alert_deliveries_execution ON alert_deliveries(execution_id);
+
+      CREATE TABLE alert_throttles (
+        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+        throttle_key TEXT NOT NULL,
+        until TEXT NOT NULL,
+        PRIMARY KEY (alert_id, throttle_key)
+      );
+    `,
+  },
 ];
