@@ -12,7 +12,7 @@ import { ApiKeysStore } from './auth/api-keys-store.ts';
 import { LoginLimiter } from './auth/login-limiter.ts';
 import { RoleResolver } from './auth/roles.ts';
 import { authRoutes } from './auth/routes.ts';
-import { SessionStore } from './auth/sessions.ts';
+import { SESSION_COOKIE, SessionStore } from './auth/sessions.ts';
 import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
 import { CommentsStore } from './collaboration/comments-store.ts';
@@ -92,6 +92,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const app = createHttpApp({
     logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
     bodyLimit: 16 * 1024 * 1024,
+    trustProxy: config.trustProxy,
+    browser: { sessionCookie: SESSION_COOKIE, publicUrl: config.baseUrl },
   });
   const fractals = new FractalsStore(db);
   const logs = new LogStore(ch);

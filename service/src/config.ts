@@ -39,6 +39,13 @@ export interface Config {
   alertIntervalS: number;
   ai: { baseUrl: string; apiKey: string | null; model: string | null } | null;
   logLevel: LogLevel;
+  /**
+   * Whose X-Forwarded-For/-Proto/-Host to believe: false (nobody: the peer is the client), true
+   * (any peer), or the addresses/CIDRs of the reverse proxies in front of the appliance.
+   */
+  trustProxy: boolean | string[];
+  /** The session cookie's Secure flag: `auto` sets it on requests that arrived over https. */
+  secureCookie: 'auto' | 'always' | 'never';
 }
 
 type Env = Record<string, string | undefined>;
@@ -90,6 +97,30 @@ function listenAddress(env: Env, name: string, def: string): { host: string; por
     throw new ConfigError(`${name} must be host:port or :port with a port from 1 to 65535, got "${raw}"`);
   }
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/** SVC_TRUST_PROXY: true/false, or a comma-separated list of proxy addresses or CIDRs. */
+function trustProxy(env: Env): boolean | string[] {
+  const raw = read(env, 'SVC_TRUST_PROXY');
+  if (raw === undefined) return false;
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  const list = raw.split(',').map((x) => x.trim()).filter(Boolean);
+  const address = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
+  const bad = list.find((x) => !address.test(x));
+  if (bad !== undefined || list.length === 0) {
+    throw new ConfigError(`SVC_TRUST_PROXY must be true, false or a comma-separated list of proxy addresses or CIDRs, got "${raw}"`);
+  }
+  return list;
+}
+
+function secureCookie(env: Env): Config['secureCookie'] {
+  const raw = (read(env, 'SVC_SECURE_COOKIE') ?? 'auto').toLowerCase();
+  if (raw === 'auto') return 'auto';
+  if (['true', '1', 'yes', 'on', 'always'].includes(raw)) return 'always';
+  if (['false', '0', 'no', 'off', 'never'].includes(raw)) return 'never';
+  throw new ConfigError(`SVC_SECURE_COOKIE must be auto, true or false, got "${read(env, 'SVC_SECURE_COOKIE')}"`);
 }
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -153,5 +184,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
       ? { baseUrl: aiBase, apiKey: read(env, 'SVC_AI_API_KEY') ?? null, model: read(env, 'SVC_AI_MODEL') ?? null }
       : null,
     logLevel,
+    trustProxy: trustProxy(env),
+    secureCookie: secureCookie(env),
   };
 }

@@ -26,6 +26,17 @@ test('defaults follow conventions.md', () => {
   assert.equal(c.alertIntervalS, 60);
   assert.equal(c.ai, null);
   assert.equal(c.logLevel, 'info');
+  assert.equal(c.trustProxy, false);
+  assert.equal(c.secureCookie, 'auto');
+});
+
+test('SVC_TRUST_PROXY and SVC_SECURE_COOKIE forms', () => {
+  assert.equal(loadConfig({ SVC_TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ SVC_TRUST_PROXY: 'off' }).trustProxy, false);
+  assert.deepEqual(loadConfig({ SVC_TRUST_PROXY: '10.0.0.5, 192.168.1.0/24,::1' }).trustProxy, ['10.0.0.5', '192.168.1.0/24', '::1']);
+  assert.equal(loadConfig({ SVC_SECURE_COOKIE: 'true' }).secureCookie, 'always');
+  assert.equal(loadConfig({ SVC_SECURE_COOKIE: 'FALSE' }).secureCookie, 'never');
+  assert.equal(loadConfig({ SVC_SECURE_COOKIE: 'auto' }).secureCookie, 'auto');
 });
 
 test('remote ClickHouse settings are read together', () => {
@@ -62,6 +73,8 @@ const invalid: Array<[Record<string, string>, string]> = [
   [{ SVC_AI_BASE_URL: 'not a url' }, 'SVC_AI_BASE_URL'],
   [{ SVC_ADMIN_PASSWORD: 'short' }, 'SVC_ADMIN_PASSWORD'],
   [{ SVC_SECRET_KEY: 'tiny' }, 'SVC_SECRET_KEY'],
+  [{ SVC_TRUST_PROXY: 'proxy.lan' }, 'SVC_TRUST_PROXY'],
+  [{ SVC_SECURE_COOKIE: 'sometimes' }, 'SVC_SECURE_COOKIE'],
 ];
 
 for (const [env, name] of invalid) {

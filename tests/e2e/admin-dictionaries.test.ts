@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, defaultIngest, makeUser, passwordOf, signIn, type TestAppliance } from '../support/appliance.ts';
 import { grant } from '../support/api.ts';
-import { screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { collectPageErrors, screenshot, signedInPage, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
 import { rows as resultRows, waitDone } from '../support/workspace.ts';
 
@@ -257,8 +257,7 @@ test('an analyst, who is no administrator, reaches Dictionaries from the top bar
   await makeUser(admin, 'ann');
   await grant(admin, defaultIngest(a).fractalId, { username: 'ann' }, 'analyst');
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const pageErrors = collectPageErrors(page);
   await page.goto(a.url + '/');
   await page.getByLabel('Username').fill('ann');
   await page.getByLabel('Password').fill(passwordOf('ann'));

@@ -61,14 +61,22 @@ export async function signInWithForm(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/** Collects the page's uncaught errors and what its Content-Security-Policy refused into `errors`. */
+export function collectPageErrors(page: Page, errors: string[] = []): string[] {
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) errors.push(m.text());
+  });
+  return errors;
+}
+
 /**
  * A new 1280×720 page opened at `url` and signed in through the form, with the page's uncaught errors
- * collected in `pageErrors`; `downloads` lets it save files.
+ * and Content-Security-Policy refusals collected in `pageErrors`; `downloads` lets it save files.
  */
 export async function signedInPage(browser: Browser, url: string, { downloads = false } = {}): Promise<{ page: Page; pageErrors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, ...(downloads ? { acceptDownloads: true } : {}) });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const pageErrors = collectPageErrors(page);
   await page.goto(url);
   await signInWithForm(page);
   return { page, pageErrors };

@@ -6,7 +6,7 @@ import { HttpError, unauthorized } from '../http/errors.ts';
 import type { App } from '../http/app.ts';
 import { DUMMY_HASH, verifyPassword } from './passwords.ts';
 import { currentSelection } from './selection.ts';
-import { SESSION_COOKIE } from './sessions.ts';
+import { SESSION_COOKIE, sessionCookieOptions } from './sessions.ts';
 import { publicUser } from './users-store.ts';
 
 export async function authRoutes(app: App, ctx: Context) {
@@ -33,13 +33,7 @@ export async function authRoutes(app: App, ctx: Context) {
       }
       ctx.loginLimiter.succeed(client);
       const s = ctx.sessions.create(user.id);
-      reply.setCookie(SESSION_COOKIE, s.id, {
-        path: '/',
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: req.protocol === 'https',
-        expires: s.expires,
-      });
+      reply.setCookie(SESSION_COOKIE, s.id, { ...sessionCookieOptions(ctx.config, req), expires: s.expires });
       const selection = currentSelection(ctx, { kind: 'user', user, sessionHash: '' });
       return ok({ ...publicUser(user), selected: selection });
     },
@@ -48,7 +42,7 @@ export async function authRoutes(app: App, ctx: Context) {
   app.post('/api/v1/auth/logout', { config: { access: { authenticated: true, usersOnly: true } } }, async (req, reply) => {
     const p = req.principal!;
     if (p.kind === 'user') ctx.sessions.delete(p.sessionHash);
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(ctx.config, req));
     return ok({ signed_out: true });
   });
 

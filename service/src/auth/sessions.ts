@@ -1,11 +1,21 @@
 // Browser sessions: a random id in an HttpOnly cookie; only its hash is stored.
 import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.ts';
 import type { Db } from '../storage/sqlite.ts';
 import { sha256 } from '../storage/secret-box.ts';
 import type { UserRow } from './principal.ts';
 
 export const SESSION_COOKIE = 'svc_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * The session cookie's attributes: HttpOnly, SameSite=Lax, and Secure per SVC_SECURE_COOKIE
+ * (`auto`: when the request arrived over https, as a trusted proxy reports it).
+ */
+export function sessionCookieOptions(config: Pick<Config, 'secureCookie'>, req: { protocol: string }) {
+  const secure = config.secureCookie === 'always' || (config.secureCookie === 'auto' && req.protocol === 'https');
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
+}
 
 export class SessionStore {
   constructor(private readonly db: Db) {}

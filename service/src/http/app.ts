@@ -1,18 +1,27 @@
-// Builds the Fastify instance: envelope errors, validation sentences, cookies, access control,
-// then every domain's routes as a plugin. Nothing here knows about a particular domain's rules.
+// Builds the Fastify instance: envelope errors, validation sentences, cookies, the browser
+// defences every route inherits (browser-defences.ts: security headers, cross-site refusal),
+// unknown routes answered before their body is read. appliance.ts then adds access control and
+// every domain's routes as a plugin. Nothing here knows about a particular domain's rules.
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { registerBrowserDefences, type BrowserDefenceOptions } from './browser-defences.ts';
 import { HttpError, isUniqueViolation } from './errors.ts';
 import { validationSentence } from './validation-message.ts';
 
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: number }): App {
+export function createHttpApp(opts: {
+  logger: boolean | object;
+  bodyLimit?: number;
+  /** SVC_TRUST_PROXY: whose X-Forwarded-* headers give the client's address, scheme and host. */
+  trustProxy?: boolean | string[];
+  browser?: BrowserDefenceOptions;
+}): App {
   const app = Fastify({
     logger: opts.logger as never,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    trustProxy: false,
+    trustProxy: opts.trustProxy ?? false,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     // A malformed URL (bad percent-encoding) or an over-long path segment is answered by the
     // router itself, before any route or error handler: keep it in the error envelope too.
@@ -24,6 +33,7 @@ export function createHttpApp(opts: { logger: boolean | object; bodyLimit?: numb
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.register(cookie);
+  registerBrowserDefences(app, opts.browser);
 
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
     if (err instanceof HttpError) {
