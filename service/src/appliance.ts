@@ -6,6 +6,8 @@ import path from 'node:path';
 import { ActionsStore } from './alerts/actions/actions-store.ts';
 import { AlertsStore } from './alerts/alerts-store.ts';
 import { ExecutionsStore } from './alerts/executions-store.ts';
+import { actionRoutes } from './alerts/actions/routes.ts';
+import { AlertEngine } from './alerts/engine/engine.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { registerAccessControl } from './auth/access.ts';
 import { ApiKeysStore } from './auth/api-keys-store.ts';
@@ -68,6 +70,8 @@ export interface Appliance {
   context: Context;
   /** The ingest pipeline every endpoint (and the alert engine's fractal action) writes through. */
   ingest: Ingest;
+  /** The alert scheduler and its delivery outbox. */
+  alertEngine: AlertEngine;
   stop(): Promise<void>;
 }
 
@@ -146,7 +150,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes, actionRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {
@@ -157,6 +161,9 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   await app.register(uiRoutes);
 
   await app.listen({ host: config.host, port: config.port });
+  // After the spool replay was queued: its logs hold the engine's windows back until stored.
+  const alertEngine = new AlertEngine(ctx, ingest, { concurrency: 4, deliverySlots: 4, retryBackoffMs: 1000 });
+  alertEngine.start();
   const port = (app.server.address() as { port: number }).port;
   let metricsServer: Server | null = null;
 
@@ -169,10 +176,12 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     firstStart: first,
     context: ctx,
     ingest,
+    alertEngine,
     stop() {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
         await app.close(); // no new requests; then everything accepted goes into storage
+        await alertEngine.stop();
         await ingest.stop();
         await ctx.retention.stop();
         if (metricsServer) await new Promise((r) => metricsServer!.close(() => r(null)));

@@ -20,6 +20,8 @@ import { Spool } from './spool.ts';
 import { formatNs, nowNs, resolveTimestamp } from './timestamps.ts';
 import { TokenBucket } from './rate-limit.ts';
 import { TokenCache, type CachedToken } from './token-cache.ts';
+import { compileNormalizer } from './normalize.ts';
+import type { IngestTokenRow } from './tokens-store.ts';
 import type { AcceptResult, IncomingRecord, RecordOutcome } from './types.ts';
 import { keyCount, plainObjectMembers } from './verbatim.ts';
 
@@ -186,7 +188,7 @@ export class Ingest implements IngestPipeline {
     }
   }
 
-  async accept(token: ResolvedToken, records: IncomingRecord[]): Promise<AcceptResult> {
+  async accept(token: ResolvedToken, records: IncomingRecord[], logIds?: string[]): Promise<AcceptResult> {
     const { metrics } = this.ctx;
     if (this.ctx.retention.isBlocked(token.fractalId)) {
       this.pressure.hit('disk_quota', `fractal ${token.fractalId} is over its disk quota`);
@@ -225,7 +227,7 @@ export class Ingest implements IngestPipeline {
         // from `raw` itself; otherwise they go along as JSON text.
         const verbatim = members >= 0 && fields === obj && keyCount(obj) === members;
         const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
-        const logId = randomUUID();
+        const logId = logIds?.[i] ?? randomUUID();
         current ??= new RowWriter(records, i);
         current.add(
           `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)}${verbatim ? '' : `,"fields":${JSON.stringify(JSON.stringify(fields))}`}}\n`,
@@ -275,6 +277,16 @@ export class Ingest implements IngestPipeline {
     for (const b of batches) this.queue.push(b);
     metrics.ingestAccepted.inc(accepted);
     return { accepted, rejected, errors, outcomes, durable: true };
+  }
+
+  /**
+   * Writes records into a fractal for the alert engine's fractal action: JSON records without a
+   * token (no normalizer, no rate limit), their time from `timestampFields` first. `logIds` fix
+   * each record's id, so a delivery retried after a crash can leave out what was already stored.
+   */
+  async write(fractalId: string, records: IncomingRecord[], opts: { timestampFields: string[]; logIds?: string[] }): Promise<AcceptResult> {
+    const row = { parser_type: 'json' } as IngestTokenRow;
+    return this.accept({ row, fractalId, normalize: compileNormalizer(false, []), timestampFields: opts.timestampFields }, records, opts.logIds);
   }
 
   /**

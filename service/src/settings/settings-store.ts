@@ -11,6 +11,7 @@ export interface Settings {
 
 export class SettingsStore {
   private cache: Settings | null = null;
+  private readonly listeners: Array<() => void> = [];
   constructor(
     private readonly db: Db,
     private readonly defaults: Settings,
@@ -32,6 +33,12 @@ export class SettingsStore {
       for (const [k, v] of Object.entries(patch)) if (k in this.defaults && v !== undefined) put.run(k, JSON.stringify(v));
     })();
     this.cache = null;
+    for (const l of this.listeners) l();
     return this.get();
+  }
+
+  /** Calls `fn` after every change (the alert engine reschedules its tick). */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
   }
 }

@@ -1,0 +1,274 @@
+// The alert engine with real timing against a real appliance (tick every second): logs sent
+// through the ingest endpoint fire alerts once, webhooks carry the spec's envelope or a rendered
+// template, failed deliveries are retried with growing gaps, a dead or hanging destination costs
+// only its own delivery, throttles (global and per field) hold, a template that fails to render is
+// recorded and not retried, e-mail goes through a real SMTP server, the fractal and dictionary
+// actions write where queries see them, and an alert that keeps failing is switched off.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { expectOk } from '../support/api.ts';
+import { ingestFractal } from '../support/ingest.ts';
+import { ingest } from '../support/query.ts';
+import { MailReceiver, waitFor, WebhookReceiver } from '../support/alert-receivers.ts';
+
+let app: TestAppliance;
+let admin: Client;
+let hooks: WebhookReceiver;
+let fractal: { id: string; token: string };
+
+before(async () => {
+  hooks = await new WebhookReceiver().start();
+  app = await startTestAppliance({ SVC_ALERT_INTERVAL_S: '1', SVC_BASE_URL: 'https://logs.example.test' });
+  admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
+  fractal = await ingestFractal(admin, 'engine');
+});
+after(async () => {
+  await app?.dispose();
+  await hooks?.stop();
+});
+
+const webhook = async (name: string, over: Record<string, unknown> = {}) =>
+  expectOk(await admin.post('/api/v1/webhooks', { name, url: `${hooks.url}/${name}`, fractal_id: fractal.id, ...over }), 201);
+const alert = async (over: Record<string, unknown>) =>
+  expectOk(await admin.post('/api/v1/alerts', { fractal_id: fractal.id, severity: 'high', ...over }), 201);
+const executions = async (id: string) => expectOk<any[]>(await admin.get(`/api/v1/alerts/${id}/executions`));
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+/** Waits until the engine has finished `n` more ticks. */
+async function ticks(n: number): Promise<void> {
+  const start = app.alertEngine.ticks.length;
+  await waitFor(`${n} ticks`, () => app.alertEngine.ticks.length >= start + n);
+}
+
+test('a matching log fires once; the webhook gets the spec envelope; the execution records the delivery', async () => {
+  const w = await webhook('envelope', { auth_type: 'bearer', auth_config: { token: 's3cret-token' }, headers: { 'X-Team': 'soc' } });
+  const a = await alert({
+    name: 'Failed login for {{user}}',
+    description: 'Someone keeps failing',
+    labels: ['auth', 'T1110'],
+    query_string: 'action=login status=500',
+    webhook_action_ids: [w.id],
+  });
+  await ingest(app, fractal.token, fractal.id, [
+    { user: 'alice', action: 'login', status: 500, src_ip: '10.0.0.5', 'http.path': '/login' },
+    { user: 'bob', action: 'login', status: 200 },
+  ]);
+  const [req] = await waitFor('the webhook', () => (hooks.on('/envelope').length ? hooks.on('/envelope') : undefined));
+  const body = JSON.parse(req!.body);
+  assert.deepEqual(Object.keys(body), ['alert_name', 'original_name', 'alert_id', 'description', 'severity', 'labels', 'triggered_at', 'query_string', 'match_count', 'alert_link', 'results']);
+  assert.equal(body.alert_name, 'Failed login for alice');
+  assert.equal(body.original_name, 'Failed login for {{user}}');
+  assert.equal(body.alert_id, a.id);
+  assert.equal(body.description, 'Someone keeps failing');
+  assert.equal(body.severity, 'high');
+  assert.deepEqual(body.labels, ['auth', 'T1110']);
+  assert.match(body.triggered_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  assert.equal(body.query_string, 'action=login status=500');
+  assert.equal(body.match_count, 1);
+  assert.equal(body.results.length, 1);
+  assert.equal(body.results[0].user, 'alice');
+  assert.equal(body.results[0]['http.path'], '/login');
+  assert.match(body.alert_link, new RegExp(`^https://logs\\.example\\.test/#/search\\?q=action%3Dlogin%20status%3D500&from=.*&scope=fractal%3A${fractal.id}$`));
+  assert.equal(req!.headers.authorization, 'Bearer s3cret-token');
+  assert.equal(req!.headers['content-type'], 'application/json');
+  assert.equal(req!.headers['x-team'], 'soc');
+  assert.ok(req!.headers['x-alert-delivery-id']);
+
+  const [e] = await waitFor('the delivery recorded', async () => {
+    const list = await executions(a.id);
+    return list[0]?.actions[0]?.status === 'delivered' ? list : undefined;
+  });
+  assert.equal(e!.match_count, 1);
+  assert.equal(e!.throttled, false);
+  assert.deepEqual(
+    e!.actions.map((x: any) => [x.kind, x.name, x.status, x.status_code, x.attempts]),
+    [['webhook', 'envelope', 'delivered', 200, 1]],
+  );
+  assert.equal(typeof e!.actions[0].duration_ms, 'number');
+  const listed = expectOk<any[]>(await admin.get(`/api/v1/alerts?fractal_id=${fractal.id}`)).find((x) => x.id === a.id);
+  assert.equal(listed.last_match_count, 1);
+  assert.equal(listed.sparkline.reduce((s: number, n: number) => s + n, 0), 1);
+
+  // Later ticks see no new log: nothing fires twice.
+  await ticks(3);
+  assert.equal(hooks.on('/envelope').length, 1);
+  assert.equal((await executions(a.id)).length, 1);
+});
+
+test('a template body renders the data and functions as expected, with its content type', async () => {
+  const template = `{"text":{{ printf "%s: %d hit(s)" .AlertName .MatchCount | toJSON }},
+"labels":{{ join ", " .Labels | upper | toJSON }},
+"desc":{{ default "n/a" .Description | toJSON }},
+"at":{{ unixSeconds .TriggeredAt }},"iso":"{{ rfc3339 .TriggeredAt }}",
+"hits":[{{ range $i, $r := .Results }}{{ if $i }},{{ end }}{"user":{{ toJSON $r.user }},"path":{{ field $r "http.path" | toJSON }},"msg":{{ field $r "msg" | lower | toJSON }}}{{ end }}]}`;
+  const w = await webhook('templated', { body_mode: 'template', body_template: template, content_type: 'application/vnd.test+json' });
+  const a = await alert({ name: 'Template check', query_string: 'kind=tpl', labels: ['a', 'b'], webhook_action_ids: [w.id] });
+  await ingest(app, fractal.token, fractal.id, [{ kind: 'tpl', user: 'carol', 'http.path': '/x', msg: 'He said "Hi"\nBye' }]);
+  const [req] = await waitFor('the templated webhook', () => (hooks.on('/templated').length ? hooks.on('/templated') : undefined));
+  const [e] = await executions(a.id);
+  const t = new Date(e!.triggered_at);
+  assert.equal(req!.headers['content-type'], 'application/vnd.test+json');
+  assert.equal(
+    req!.body,
+    `{"text":"Template check: 1 hit(s)",
+"labels":"A, B",
+"desc":"n/a",
+"at":${Math.floor(t.getTime() / 1000)},"iso":"${t.toISOString().replace(/\.\d+Z$/, 'Z')}",
+"hits":[{"user":"carol","path":"/x","msg":"he said \\"hi\\"\\nbye"}]}`,
+  );
+  JSON.parse(req!.body); // the quotes and the newline were escaped by toJSON
+});
+
+test('a failing destination is retried with growing gaps until it answers; a template that fails to render is not retried', async () => {
+  hooks.answer('/flaky', { status: 500 }, { status: 502 }, { status: 503 }, { status: 200 });
+  const w = await webhook('flaky', { retry_count: 3 });
+  const bad = await webhook('badtemplate', { body_mode: 'template', body_template: 'hello {{ .NoSuchField }}' });
+  const a = await alert({ name: 'Retry check', query_string: 'kind=retry', webhook_action_ids: [w.id, bad.id] });
+  await ingest(app, fractal.token, fractal.id, [{ kind: 'retry' }]);
+  const calls = await waitFor('four attempts', () => (hooks.on('/flaky').length >= 4 ? hooks.on('/flaky') : undefined), 30_000);
+  const gaps = calls.slice(1).map((c, i) => c.at - calls[i]!.at);
+  assert.ok(gaps[0]! >= 900, `first gap ${gaps[0]} ms`);
+  assert.ok(gaps[1]! > gaps[0]! * 1.5 && gaps[2]! > gaps[1]! * 1.5, `gaps should grow: ${gaps.map(Math.round).join(', ')}`);
+  const e = await waitFor('both outcomes', async () => {
+    const [x] = await executions(a.id);
+    return x && x.actions.every((d: any) => d.status !== 'pending') ? x : undefined;
+  });
+  const byName = Object.fromEntries(e.actions.map((d: any) => [d.name, d]));
+  assert.deepEqual([byName.flaky.status, byName.flaky.attempts, byName.flaky.status_code], ['delivered', 4, 200]);
+  assert.deepEqual([byName.badtemplate.status, byName.badtemplate.attempts], ['failed', 1]);
+  assert.match(byName.badtemplate.error, /can't evaluate field NoSuchField/);
+  assert.equal(hooks.on('/badtemplate').length, 0);
+});
+
+test('a dead, hanging or resetting destination costs only its own delivery', async () => {
+  hooks.answer('/hang', 'hang');
+  hooks.answer('/reset', 'reset');
+  const hang = await webhook('hang', { timeout_seconds: 2, retry_count: 0 });
+  const reset = await webhook('reset', { retry_count: 0 });
+  const dead = await webhook('dead', { url: `http://127.0.0.1:${await closedPort()}/`, retry_count: 0 });
+  const fine = await webhook('fine');
+  const a1 = await alert({ name: 'to the hanging one', query_string: 'kind=slow', webhook_action_ids: [hang.id, reset.id, dead.id] });
+  const a2 = await alert({ name: 'to the fine one', query_string: 'kind=slow', webhook_action_ids: [fine.id] });
+  await ingest(app, fractal.token, fractal.id, [{ kind: 'slow' }]);
+  const [ok] = await waitFor('the fine webhook', () => (hooks.on('/fine').length ? hooks.on('/fine') : undefined));
+  const [hung] = hooks.on('/hang');
+  // The fine delivery did not wait for the hanging one's time-out.
+  assert.ok(!hung || ok!.at - hung.at < 1500, 'the fine delivery waited for the hanging one');
+  const e = await waitFor('three failures', async () => {
+    const [x] = await executions(a1.id);
+    return x && x.actions.every((d: any) => d.status === 'failed') ? x : undefined;
+  });
+  const errors = Object.fromEntries(e.actions.map((d: any) => [d.name, d.error]));
+  assert.match(errors.hang, /no answer within 2 s/);
+  assert.match(errors.reset, /request failed/);
+  assert.match(errors.dead, /request failed: ECONNREFUSED/);
+  assert.equal((await executions(a2.id))[0].actions[0].status, 'delivered');
+});
+
+test('throttle: a window of an hour fires once; per field, a new value fires while a seen one stays quiet', async () => {
+  const w = await webhook('throttled');
+  const perField = await webhook('perfield');
+  const g = await alert({ name: 'global throttle', query_string: 'kind=thr', throttle_time_seconds: 3600, webhook_action_ids: [w.id] });
+  const f = await alert({ name: 'per user', query_string: 'kind=thr', throttle_time_seconds: 3600, throttle_field: 'user', webhook_action_ids: [perField.id] });
+  await ingest(app, fractal.token, fractal.id, [{ kind: 'thr', user: 'alice' }, { kind: 'thr', user: 'bob' }]);
+  await waitFor('first firings', () => hooks.on('/throttled').length === 1 && hooks.on('/perfield').length === 1);
+  await ticks(2);
+  await ingest(app, fractal.token, fractal.id, [{ kind: 'thr', user: 'alice' }, { kind: 'thr', user: 'carol' }]);
+  await waitFor('the per-field firing for carol', () => hooks.on('/perfield').length === 2);
+  await waitFor('the global alert throttled', async () => (await executions(g.id)).length === 2);
+  assert.equal(hooks.on('/throttled').length, 1);
+  const [second, first] = await executions(g.id);
+  assert.deepEqual([first.throttled, second.throttled, second.match_count, second.actions.length], [false, true, 2, 0]);
+  const users = hooks.on('/perfield').map((r) => JSON.parse(r.body).results.map((x: any) => x.user).sort());
+  assert.deepEqual(users, [['alice', 'bob'], ['carol']]);
+  void f;
+});
+
+test('e-mail goes through the SMTP server with rendered subject and body; the SMTP password is never shown', async () => {
+  const smtp = await new MailReceiver({ user: 'mailer', password: 'smtp-pass-123' }).start();
+  try {
+    const s = expectOk(await admin.post('/api/v1/smtp-settings', { host: '127.0.0.1', port: smtp.port, username: 'mailer', password: 'smtp-pass-123', from_address: 'alerts@appliance.test', tls_mode: 'none' }));
+    assert.equal(s.password_set, true);
+    assert.equal('password' in s, false);
+    assert.equal(JSON.stringify(expectOk(await admin.get('/api/v1/smtp-settings'))).includes('smtp-pass-123'), false);
+    const e = expectOk(
+      await admin.post('/api/v1/email-actions', {
+        name: 'soc mail',
+        fractal_id: fractal.id,
+        recipients: ['soc@example.test'],
+        subject_template: '[{{ .Severity | upper }}] {{ .AlertName }}',
+        body_template: '{{ .MatchCount }} hit(s){{ range .Results }}\n- {{ .user }}{{ end }}',
+      }),
+      201,
+    );
+    await alert({ name: 'Mail {{user}}', query_string: 'kind=mail', email_action_ids: [e.id] });
+    await ingest(app, fractal.token, fractal.id, [{ kind: 'mail', user: 'dave' }]);
+    const [mail] = await waitFor('the mail', () => (smtp.mails.length ? smtp.mails : undefined));
+    assert.deepEqual(mail!.to, ['soc@example.test']);
+    assert.equal(mail!.from, 'alerts@appliance.test');
+    assert.equal(mail!.user, 'mailer');
+    assert.match(mail!.raw, /^Subject: \[HIGH\] Mail dave\r?$/m);
+    assert.match(mail!.raw, /1 hit\(s\)\r?\n- dave/);
+  } finally {
+    await smtp.stop();
+  }
+});
+
+test('the fractal action writes the results into the target fractal; the dictionary action fills a dictionary match() reads', async () => {
+  const target = await ingestFractal(admin, 'detections');
+  const fa = expectOk(await admin.post('/api/v1/fractal-actions', { name: 'to detections', fractal_id: fractal.id, target_fractal_id: target.id }), 201);
+  const da = expectOk(await admin.post('/api/v1/dictionary-actions', { name: 'bad ips', fractal_id: fractal.id, dictionary_name: 'bad_ips', key_field: 'src_ip', value_fields: ['user'] }), 201);
+  const a = await alert({ name: 'Exfil by {{user}}', query_string: 'kind=exfil', fractal_action_ids: [fa.id], dictionary_action_ids: [da.id] });
+  const eventTime = '2026-01-02T03:04:05.678Z';
+  await ingest(app, fractal.token, fractal.id, [{ timestamp: eventTime, kind: 'exfil', user: 'erin', src_ip: '203.0.113.9' }]);
+  await waitFor('both actions done', async () => {
+    const [x] = await executions(a.id);
+    return x && x.actions.length === 2 && x.actions.every((d: any) => d.status === 'delivered') ? x : undefined;
+  });
+  const copied = await waitFor('the copied log', async () => {
+    const r = await admin.post('/api/v1/query', { query: 'alert_forwarded=true', fractal_id: target.id, start: '2026-01-01T00:00:00Z' });
+    return r.body.results?.length ? r.body.results : undefined;
+  });
+  assert.equal(copied[0].user, 'erin');
+  assert.equal(copied[0].alert_name, 'Exfil by erin');
+  assert.equal(copied[0].alert_id, a.id);
+  assert.equal(copied[0].alert_severity, 'high');
+  assert.ok(copied[0].source_log_id);
+  assert.equal(copied[0].timestamp, '2026-01-02 03:04:05.678');
+  const enriched = await admin.post('/api/v1/query', { query: `src_ip=203.0.113.9 | match(dict="bad_ips", field=src_ip, column=src_ip, include=[user])`, fractal_id: fractal.id, start: '2026-01-01T00:00:00Z' });
+  assert.equal(enriched.status, 200, JSON.stringify(enriched.body));
+  assert.equal(enriched.body.results[0].user, 'erin');
+  const dicts = expectOk<any[]>(await admin.get(`/api/v1/dictionaries?fractal_id=${fractal.id}`));
+  assert.equal(dicts.find((d) => d.name === 'bad_ips')?.row_count, 1);
+});
+
+test('an alert whose query keeps failing is switched off with the reason', async () => {
+  const p = expectOk(await admin.post('/api/v1/prisms', { name: 'soon empty', fractal_ids: [fractal.id] }), 201);
+  const a = expectOk(await admin.post('/api/v1/alerts', { name: 'on an emptied prism', prism_id: p.id, query_string: '*' }), 201);
+  expectOk(await admin.del(`/api/v1/prisms/${p.id}/members/${fractal.id}`));
+  const off = await waitFor('the alert switched off', async () => {
+    const x = expectOk(await admin.get(`/api/v1/alerts/${a.id}`));
+    return x.enabled ? undefined : x;
+  });
+  assert.match(off.disabled_reason, /Switched off after 3 failed evaluations in a row: .*no member fractals/);
+  assert.equal(off.failure_count, 3);
+});
+
+test('changing alert_interval_s reschedules the tick without a restart', async () => {
+  expectOk(await admin.put('/api/v1/settings', { alert_interval_s: 3 }));
+  await ticks(1);
+  const before = app.alertEngine.ticks.length;
+  await ticks(2);
+  const t = app.alertEngine.ticks.slice(before);
+  const gap = Date.parse(t[1]!.started_at) - Date.parse(t[0]!.started_at);
+  assert.ok(gap >= 2900, `ticks ${gap} ms apart, expected about 3 s`);
+  expectOk(await admin.put('/api/v1/settings', { alert_interval_s: 1 }));
+});

@@ -1,0 +1,119 @@
+// Real destinations for alert actions, on loopback: a webhook receiver (node:http on port 0) that
+// records every request and answers as each path is told to, and an SMTP server (smtp-server)
+// that records every message.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface Received {
+  path: string;
+  method: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** performance.now() when the request ended. */
+  at: number;
+}
+
+/** How a path answers: a status (and body), or `hang` (never answers), `reset` (drops the socket). */
+export type Reply = { status: number; body?: string } | 'hang' | 'reset';
+
+export class WebhookReceiver {
+  readonly received: Received[] = [];
+  private replies = new Map<string, Reply[]>();
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      this.received.push({ path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() });
+      const queue = this.replies.get(path);
+      const reply: Reply = (queue && queue.length > 1 ? queue.shift() : queue?.[0]) ?? { status: 200, body: '{"ok":true}' };
+      if (reply === 'hang') return; // never answers
+      if (reply === 'reset') return void req.socket.destroy();
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(reply.body ?? '');
+    });
+  });
+  url = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** Answers on `path` with these replies in turn, the last one from then on. */
+  answer(path: string, ...replies: Reply[]): void {
+    this.replies.set(path, replies);
+  }
+
+  on(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+export interface Mail {
+  from: string;
+  to: string[];
+  raw: string;
+  user?: string;
+}
+
+export class MailReceiver {
+  readonly mails: Mail[] = [];
+  port = 0;
+  private server: SMTPServer;
+
+  constructor(opts: { user?: string; password?: string } = {}) {
+    this.server = new SMTPServer({
+      secure: false,
+      disabledCommands: ['STARTTLS'],
+      authOptional: !opts.user,
+      allowInsecureAuth: true,
+      onAuth: (auth, _session, cb) => {
+        if (auth.username === opts.user && auth.password === opts.password) cb(null, { user: auth.username });
+        else cb(new Error('Invalid username or password'));
+      },
+      onData: (stream, session, cb) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          this.mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+            user: session.user as string | undefined,
+          });
+          cb();
+        });
+      },
+      logger: false,
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.port = (this.server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+/** Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
