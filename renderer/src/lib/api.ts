@@ -22,6 +22,10 @@ export interface RequestOptions {
   accept?: string;
   /** A body sent as it is with its own Content-Type (a CSV import), instead of `body` as JSON. */
   raw?: { type: string; data: string | Blob };
+  /** More request headers (Last-Event-ID of a live stream, X-Live-Client of a notebook edit). */
+  headers?: Record<string, string>;
+  /** Let the request outlive the page (a presence "leaving" sent as the tab closes). */
+  keepalive?: boolean;
 }
 
 let unauthorizedHandler: (() => void) | null = null;
@@ -38,7 +42,7 @@ export function onUnauthorized(handler: () => void): void {
  * event stream, read theirs in lib/search/query-client.ts.
  */
 export async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json' };
+  const headers: Record<string, string> = { Accept: opts.accept ?? 'application/json', ...opts.headers };
   let body: string | Blob | undefined;
   if (opts.raw) {
     headers['Content-Type'] = opts.raw.type;
@@ -49,7 +53,7 @@ export async function send(method: string, path: string, opts: RequestOptions = 
   }
   let res: Response;
   try {
-    res = await fetch(API_BASE + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal });
+    res = await fetch(API_BASE + path, { method, headers, body, credentials: 'same-origin', signal: opts.signal, keepalive: opts.keepalive });
   } catch (err) {
     if (opts.signal?.aborted || (err instanceof DOMException && err.name === 'AbortError')) throw err;
     throw new ApiError('Could not reach the service. Check that it is running and the network is up.', 0);

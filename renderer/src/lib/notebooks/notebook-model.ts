@@ -1,0 +1,211 @@
+// A notebook as the page holds it, and how each live event changes it. Every change carries a
+// version, so an event older than what the page already has (its own write's echo, a replayed
+// event) changes nothing, and the order of the sections always comes from the service. Pure:
+// tests/ui/notebooks.test.ts.
+
+export type SectionType = 'markdown' | 'query' | 'ai_summary' | 'comment_context';
+
+export interface Variable {
+  name: string;
+  value: string;
+}
+
+export interface ContextComment {
+  id: string;
+  log_id: string;
+  fractal_id: string;
+  timestamp: string;
+  content: string;
+  tags: string[];
+  author: string;
+  created_at: string;
+}
+
+/** A section's stored results (service/src/notebooks/results.ts). */
+export interface Snapshot {
+  results: Array<Record<string, unknown>>;
+  count: number;
+  field_order: string[];
+  is_aggregated: boolean;
+  chart_type: string;
+  chart_config: Record<string, unknown>;
+  limit_hit: string;
+  execution_ms: number;
+  query: string;
+  start: string | null;
+  end: string | null;
+  executed_at: string;
+  executed_by: string;
+  truncated: boolean;
+  comments?: ContextComment[];
+}
+
+export interface Section {
+  id: string;
+  notebook_id: string;
+  position: number;
+  section_type: SectionType;
+  title: string;
+  content: string;
+  tags: string[];
+  version: number;
+  results_version: number;
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
+  results?: Snapshot | null;
+}
+
+export interface NotebookFields {
+  id: string;
+  name: string;
+  description: string;
+  fractal_id: string | null;
+  prism_id: string | null;
+  tags: string[];
+  variables: Variable[];
+  time_range: string;
+  start: string | null;
+  end: string | null;
+  version: number;
+  created_by: string;
+  updated_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotebookListItem extends NotebookFields {
+  section_count: number;
+}
+
+export interface NotebookDoc extends NotebookFields {
+  scope: { type: 'fractal' | 'prism'; id: string; name: string };
+  can_edit: boolean;
+  live_event_id: string;
+  sections: Section[];
+}
+
+/** What an event asks of the page beyond the new document. */
+export type Applied = { doc: NotebookDoc } | { reload: true } | { deleted: true; by: string };
+
+function ordered(sections: Section[], order: string[] | undefined): Section[] {
+  if (!order) return sections;
+  const byId = new Map(sections.map((s) => [s.id, s]));
+  return order.flatMap((id, position) => {
+    const s = byId.get(id);
+    return s ? [{ ...s, position }] : [];
+  });
+}
+
+const notebookFields = (d: Partial<NotebookFields>): Partial<NotebookFields> => {
+  const { id: _id, ...rest } = d;
+  return rest;
+};
+
+/** The document after one live event (or a request to read it again). */
+export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
+  switch (type) {
+    case 'section_added': {
+      const s = data.section as Section;
+      const sections = doc.sections.some((x) => x.id === s.id) ? doc.sections : [...doc.sections, s];
+      const order = data.order as string[];
+      // An order naming a section the page has not seen means events were missed: read it again.
+      if (order.some((id) => !sections.some((x) => x.id === id))) return { reload: true };
+      return { doc: { ...doc, version: Math.max(doc.version, data.version ?? 0), sections: ordered(sections, order) } };
+    }
+    case 'section_updated': {
+      const s = data.section as Section;
+      const cur = doc.sections.find((x) => x.id === s.id);
+      if (!cur) return { reload: true };
+      if (s.version <= cur.version) return { doc };
+      return { doc: { ...doc, sections: doc.sections.map((x) => (x.id === s.id ? { ...s, position: x.position, results: x.results, results_version: x.results_version } : x)) } };
+    }
+    case 'section_deleted':
+      return { doc: { ...doc, version: Math.max(doc.version, data.version ?? 0), sections: ordered(doc.sections.filter((x) => x.id !== data.id), data.order) } };
+    case 'sections_reordered': {
+      if ((data.order as string[]).length !== doc.sections.length || (data.order as string[]).some((id) => !doc.sections.some((x) => x.id === id))) return { reload: true };
+      return { doc: { ...doc, version: Math.max(doc.version, data.version ?? 0), sections: ordered(doc.sections, data.order) } };
+    }
+    case 'results_stored': {
+      const cur = doc.sections.find((x) => x.id === data.section_id);
+      if (!cur) return { reload: true };
+      if (data.results_version <= cur.results_version) return { doc };
+      if (data.results_omitted) return { reload: true };
+      return {
+        doc: {
+          ...doc,
+          sections: doc.sections.map((x) =>
+            x.id === cur.id ? { ...x, results: data.results, results_version: data.results_version, updated_by: data.updated_by, updated_at: data.updated_at } : x,
+          ),
+        },
+      };
+    }
+    case 'variables_updated':
+      if (data.version <= doc.version) return { doc };
+      return { doc: { ...doc, variables: data.variables, version: data.version } };
+    case 'notebook_updated':
+      if (data.version <= doc.version) return { doc };
+      return { doc: { ...doc, ...notebookFields(data) } };
+    case 'notebook_replaced':
+      return { reload: true };
+    case 'notebook_deleted':
+      return { deleted: true, by: data.by ?? 'someone' };
+    default:
+      return { doc };
+  }
+}
+
+/** The time range of a notebook as the query API takes it (the service resolves the same way). */
+export const TIME_RANGES: Array<{ id: string; label: string }> = [
+  { id: '15m', label: 'Last 15 minutes' },
+  { id: '1h', label: 'Last hour' },
+  { id: '4h', label: 'Last 4 hours' },
+  { id: '24h', label: 'Last 24 hours' },
+  { id: '7d', label: 'Last 7 days' },
+  { id: '30d', label: 'Last 30 days' },
+  { id: 'all', label: 'All data' },
+  { id: 'custom', label: 'Custom range' },
+];
+
+export function rangeLabel(nb: Pick<NotebookFields, 'time_range' | 'start' | 'end'>): string {
+  if (nb.time_range === 'custom' && nb.start && nb.end) return `${nb.start.replace('T', ' ').slice(0, 16)} → ${nb.end.replace('T', ' ').slice(0, 16)} UTC`;
+  return TIME_RANGES.find((r) => r.id === nb.time_range)?.label ?? nb.time_range;
+}
+
+/** Variables as typed in the bar: "name" must be a name (as @name in a query). */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Moves the section at `from` to `to` in an id list (drag and drop, Alt+arrows). */
+export function moved(ids: string[], from: number, to: number): string[] {
+  const out = [...ids];
+  const [x] = out.splice(from, 1);
+  out.splice(Math.max(0, Math.min(to, out.length)), 0, x!);
+  return out;
+}
+
+/** Initials for a presence avatar: "ana" → "AN", "Jane Doe" → "JD". */
+export function initials(name: string): string {
+  const words = name.replace(/\(API key\)$/, '').trim().split(/[\s._-]+/).filter(Boolean);
+  if (words.length >= 2) return (words[0]![0]! + words[1]![0]!).toUpperCase();
+  return (words[0] ?? '?').slice(0, 2).toUpperCase();
+}
+
+/** A stable hue per name, so a colleague keeps the same colour across pages and sessions. */
+export function hueOf(name: string): number {
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.codePointAt(0)!) % 360;
+  return h;
+}
+
+const PRESET_MS: Record<string, number> = { '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 };
+
+/**
+ * The window the query editor's help (fields, top values, validation) looks at: the notebook's range
+ * as the service resolves it, except that "all data" looks at the last 30 days (field names, not rows).
+ */
+export function queryWindow(nb: Pick<NotebookFields, 'time_range' | 'start' | 'end'>, now = new Date()): { start: string; end: string } {
+  if (nb.time_range === 'custom' && nb.start && nb.end) return { start: nb.start, end: nb.end };
+  const ms = PRESET_MS[nb.time_range] ?? PRESET_MS['30d']!;
+  return { start: new Date(now.getTime() - ms).toISOString(), end: now.toISOString() };
+}
