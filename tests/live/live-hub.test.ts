@@ -147,7 +147,7 @@ describe('LiveHub', () => {
       hub.subscribe('doc', DOC, undefined, reader);
       hub.end('doc', DOC, 'deleted', { id: DOC });
       assert.deepEqual(eventNames(got), ['deleted']);
-      assert.deepEqual(got.at(-1), { end: true });
+      assert.deepEqual(got.at(-1), { end: 'gone' });
       assert.equal(hub.readers('doc', DOC), 0);
       assert.equal(hub.subscribe('doc', DOC, cursor, () => {}).replay, null, 'events of the deleted document are not replayed');
     } finally {
@@ -274,10 +274,12 @@ describe('liveRoutes over HTTP', () => {
     await other.next('ready');
     hub.end('thing', doomed, 'deleted', { id: doomed });
     assert.deepEqual((await r.next('deleted')).body.data, { id: doomed });
+    assert.deepEqual((await r.next('end')).body.data, { reason: 'gone' });
     await r.waitEnd();
     assert.equal(other.ended, false);
     hub.close();
     await other.waitEnd();
+    assert.equal(other.all('end').length, 0, 'a service that stops is no reason not to come back');
   });
 });
 

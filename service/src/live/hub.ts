@@ -40,8 +40,12 @@ export interface PresenceIdentity {
   kind: 'user' | 'api_key';
 }
 
-/** What a reader is handed: a stored event's frame, a presence change, or the end of the stream. */
-export type LiveMessage = { frame: string } | { end: true };
+/**
+ * What a reader is handed: a stored event's frame, a presence change, or the end of the stream:
+ * `gone` after the document's last event (do not come back), `shutdown` when the service stops
+ * (come back later with the last id).
+ */
+export type LiveMessage = { frame: string } | { end: 'gone' | 'shutdown' };
 
 export interface Subscription {
   /** The events after the reader's id, in order; null when they cannot be replayed (send resync). */
@@ -173,7 +177,7 @@ export class LiveHub {
     if (!this.channels.has(key)) return;
     this.publish(kind, id, type, data, origin);
     const ch = this.channels.get(key)!;
-    for (const reader of ch.readers) reader({ end: true });
+    for (const reader of ch.readers) reader({ end: 'gone' });
     this.channels.delete(key);
   }
 
@@ -212,7 +216,7 @@ export class LiveHub {
     this.closed = true;
     clearInterval(this.sweeper);
     clearInterval(this.keepAlive);
-    for (const ch of this.channels.values()) for (const reader of ch.readers) reader({ end: true });
+    for (const ch of this.channels.values()) for (const reader of ch.readers) reader({ end: 'shutdown' });
     this.channels.clear();
   }
 

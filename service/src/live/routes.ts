@@ -13,7 +13,9 @@
 //                         resume: the missed events come first, or `resync` {reason} (id = where to
 //                         carry on from) when they are no longer kept: reload the document then.
 //                         `presence` (no id) whenever who is there changes; `: keep-alive` comments.
-//                         The stream ends after the document's last event (it was deleted).
+//                         After the document's last event (it was deleted) comes `end` and the
+//                         stream closes: do not reconnect. A stream closed without `end` (the
+//                         service stopping, a network cut) is resumed by reconnecting.
 //   GET  <path>/presence  who has it open: [{name, kind, clients, since, last_seen}]
 //   POST <path>/presence  a beat {client_id?, leaving?}: counts for presenceTtlMs (25 s); answers the list
 //
@@ -111,13 +113,15 @@ function stream(reply: FastifyReply, hub: LiveHub, kind: string, id: string, las
     res.write(text);
     if (res.writableLength > MAX_BUFFERED) res.destroy();
   };
+  const data = (payload: unknown) => JSON.stringify({ at: new Date().toISOString(), origin: null, data: payload });
   const reader = (m: LiveMessage) => {
-    if ('end' in m) res.end();
-    else write(m.frame);
+    if (!('end' in m)) return write(m.frame);
+    // After the document's last event: `end`, so a client does not reconnect to nothing.
+    if (m.end === 'gone') write(`event: end\ndata: ${data({ reason: 'gone' })}\n\n`);
+    res.end();
   };
   const sub = hub.subscribe(kind, id, lastEventId, reader);
   res.on('close', sub.unsubscribe);
-  const data = (payload: unknown) => JSON.stringify({ at: new Date().toISOString(), origin: null, data: payload });
   // A browser retries after 2 s when the connection drops, sending the last id it saw.
   let head = 'retry: 2000\n\n';
   if (sub.replay === null) {
