@@ -148,6 +148,8 @@ describe('nothing secret in the logs', () => {
     const svc = await startServiceProcess({
       dataDir,
       env: { SVC_AI_BASE_URL: ai.url, SVC_AI_API_KEY: KEY, SVC_AI_MODEL: 'llama-test', SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_LOG_LEVEL: 'debug' },
+      // A deadline, not a wait: a first start on a machine busy with other test files can take a while.
+      timeoutMs: 120_000,
     });
     try {
       const c = await signIn(svc.base, 'admin', ADMIN_PASSWORD);
