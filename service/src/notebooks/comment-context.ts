@@ -6,7 +6,8 @@ import type { Principal } from '../auth/principal.ts';
 import type { Comment } from '../collaboration/comments-store.ts';
 import type { Context } from '../context.ts';
 import { runQuery } from '../query/query-service.ts';
-import { actorName, type ContextSpec } from './notebooks-logic.ts';
+import { actorName, scopeParams } from '../shared/documents.ts';
+import type { ContextSpec } from './notebooks-logic.ts';
 import type { Scope } from './notebooks-store.ts';
 import type { Snapshot } from './results.ts';
 
@@ -80,7 +81,7 @@ export async function gatherContext(ctx: Context, p: Principal, scope: Scope, sp
     const run = await runQuery(
       ctx,
       p,
-      { query, ...(scope.type === 'fractal' ? { fractal_id: scope.id } : { prism_id: scope.id }), start: range.start, end: range.end },
+      { query, ...scopeParams(scope), start: range.start, end: range.end },
       { signal },
     );
     logs = run.rows;

@@ -11,15 +11,9 @@
 //   }
 import type { Context } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
-import {
-  actorName,
-  createNotebook,
-  MAX_SECTIONS,
-  newSection,
-  normalizeName,
-  type Actor,
-} from './notebooks-logic.ts';
-import type { Notebook, NotebooksStore, Scope } from './notebooks-store.ts';
+import { actorName, freeName, normalizeName, type Actor } from '../shared/documents.ts';
+import { createNotebook, MAX_SECTIONS, newSection } from './notebooks-logic.ts';
+import type { Notebook, Scope } from './notebooks-store.ts';
 import { snapshotText, type SnapshotInput } from './results.ts';
 
 export const DOCUMENT_KIND = 'notebook';
@@ -57,16 +51,6 @@ function expect(cond: boolean, sentence: string): asserts cond {
   if (!cond) throw badRequest(sentence);
 }
 
-/** A name free in the scope: the document's own, else "<name> (2)", "(3)"… */
-function freeName(store: NotebooksStore, scope: Scope, name: string): string {
-  const taken = new Set(store.namesLike(scope, name).map((n) => n.toLowerCase()));
-  if (!taken.has(name.toLowerCase())) return name;
-  for (let i = 2; ; i++) {
-    const candidate = `${name} (${i})`;
-    if (!taken.has(candidate.toLowerCase())) return candidate;
-  }
-}
-
 /**
  * Creates a notebook from an export document (or the envelope {success, data: document} that
  * GET …/export answers), checking all of it before anything is stored.
@@ -100,7 +84,8 @@ export function importDocument(ctx: Context, a: Actor, scope: Scope, body: unkno
     }
     return s;
   });
-  const name = freeName(ctx.notebooks, scope, normalizeName(n.name, 'notebook.name'));
+  const wanted = normalizeName(n.name, 'notebook.name');
+  const name = freeName(ctx.notebooks.namesLike(scope, wanted), wanted);
   return createNotebook(ctx, a, scope, {
     name,
     description: (n.description as string | undefined) ?? '',

@@ -12,7 +12,8 @@ import type { Context } from '../context.ts';
 import { notFound } from '../http/errors.ts';
 import { mdText, tacticBreakdown, ATTACK } from './attack.ts';
 import { contextComments, gatherContext, scopeFractals } from './comment-context.ts';
-import { actorName, createNotebook, LIVE_KIND, notebookView, updateSection, type Actor } from './notebooks-logic.ts';
+import { actorName, type Actor } from '../shared/documents.ts';
+import { createNotebook, LIVE_KIND, notebookView, updateSection } from './notebooks-logic.ts';
 import type { NewSection, Notebook, Scope } from './notebooks-store.ts';
 import { commentsMessages } from './summarize.ts';
 

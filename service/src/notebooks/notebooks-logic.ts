@@ -11,49 +11,36 @@
 // carry the version it started from; its `results_version` counts stored results. The notebook's
 // `version` counts its own fields, variables and the set and order of its sections; those writes
 // may carry it (`version`) and are refused with 409 when it is stale.
-import { enforceScopeRule, type ScopeRule } from '../auth/access.ts';
-import type { Principal, ScopeType } from '../auth/principal.ts';
-import { currentSelection } from '../auth/selection.ts';
+import type { Principal } from '../auth/principal.ts';
 import { normalizeTags } from '../collaboration/comments-logic.ts';
 import type { Context } from '../context.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
-import { timeRange } from '../query/query-service.ts';
-import type { NewSection, Notebook, NotebookFields, NotebooksStore, Scope, Section, SectionType, Variable } from './notebooks-store.ts';
+import {
+  actorName,
+  documentAccess,
+  normalizeName,
+  normalizeTimeRange,
+  normalizeVariables,
+  requestedScope,
+  scopeOf,
+  type Actor,
+  type Scope,
+  type TimeFields,
+} from '../shared/documents.ts';
+import type { NewSection, Notebook, NotebookFields, NotebooksStore, Section, SectionType } from './notebooks-store.ts';
 import { SECTION_TYPES } from './notebooks-store.ts';
 
 export const LIVE_KIND = 'notebook';
 export const MAX_SECTIONS = 500;
 export const MAX_CONTENT = 200_000;
 export const MAX_TITLE = 500;
-export const MAX_VARIABLES = 50;
-export const MAX_VARIABLE_VALUE = 2_000;
-export const TIME_PRESETS: Record<string, number> = {
-  '15m': 15 * 60_000,
-  '1h': 3_600_000,
-  '4h': 4 * 3_600_000,
-  '24h': 24 * 3_600_000,
-  '7d': 7 * 86_400_000,
-  '30d': 30 * 86_400_000,
-};
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** At most this many logs a comment_context section names itself (they become one in() filter). */
 export const MAX_CONTEXT_LOGS = 200;
 
-/** Who acts, and the browser tab they act from (X-Live-Client), echoed in the live event. */
-export interface Actor {
-  p: Principal;
-  origin?: string;
-}
-
-export const actorName = (p: Principal): string => (p.kind === 'user' ? p.user.username : `${p.key.name} (API key)`);
-
 // ---- access ---------------------------------------------------------------------------------
 
-const rule = (scope: ScopeType, role: 'viewer' | 'analyst'): ScopeRule => ({ scope, role, keyPermission: 'notebook' });
-
-export const scopeOf = (nb: Pick<Notebook, 'fractal_id' | 'prism_id'>): Scope =>
-  nb.fractal_id ? { type: 'fractal', id: nb.fractal_id } : { type: 'prism', id: nb.prism_id! };
+const rule = (write: boolean) => ({ keyPermission: 'notebook' as const, write });
 
 export interface NotebookAccess {
   nb: Notebook;
@@ -67,11 +54,7 @@ export function notebookFor(ctx: Context, p: Principal, id: string, write = fals
   const nb = ctx.notebooks.get(id.toLowerCase());
   const wording = { notFound: `Notebook ${id} not found.`, needs: 'Changing a notebook needs' };
   if (!nb) throw notFound(wording.notFound);
-  const scope = scopeOf(nb);
-  const resolved = ctx.roles.resolve(p, scope.type, scope.id);
-  const target = enforceScopeRule(p, rule(scope.type, write ? 'analyst' : 'viewer'), resolved, wording);
-  const canEdit = target.role !== 'viewer';
-  return { nb, canEdit, scopeName: target.name };
+  return { nb, ...documentAccess(ctx, p, scopeOf(nb), rule(write), wording) };
 }
 
 /**
@@ -79,89 +62,10 @@ export function notebookFor(ctx: Context, p: Principal, id: string, write = fals
  * selection; the role (viewer to read, analyst to write) and the key's `notebook` permission checked.
  */
 export function notebookScope(ctx: Context, p: Principal, requested: { fractal_id?: string; prism_id?: string }, write: boolean): Scope & { name: string } {
-  let scope: Scope;
-  if (requested.fractal_id) {
-    if (!isUuid(requested.fractal_id)) throw badRequest('The field "fractal_id" must be a valid UUID.');
-    scope = { type: 'fractal', id: requested.fractal_id.toLowerCase() };
-  } else if (requested.prism_id) {
-    if (!isUuid(requested.prism_id)) throw badRequest('The field "prism_id" must be a valid UUID.');
-    scope = { type: 'prism', id: requested.prism_id.toLowerCase() };
-  } else {
-    const sel = currentSelection(ctx, p);
-    if (!sel) throw notFound('No fractal is selected and you have access to none; ask an admin for a role on a fractal.');
-    scope = { type: sel.type, id: sel.id };
-  }
-  const target = enforceScopeRule(p, rule(scope.type, write ? 'analyst' : 'viewer'), ctx.roles.resolve(p, scope.type, scope.id), {
-    needs: write ? 'Writing notebooks needs' : undefined,
-  });
-  return { ...scope, name: target.name };
+  return requestedScope(ctx, p, requested, { ...rule(write), needs: 'Writing notebooks needs' });
 }
 
 // ---- what a notebook and a section may hold ----------------------------------------------------
-
-export function normalizeName(raw: string, field = 'name'): string {
-  const name = raw.trim();
-  if (!name) throw badRequest(`The field "${field}" must not be empty.`);
-  if (name.length > 200) throw badRequest(`The field "${field}" must be at most 200 characters long.`);
-  return name;
-}
-
-export function normalizeVariables(raw: Array<{ name: unknown; value: unknown }>, field = 'variables'): Variable[] {
-  if (raw.length > MAX_VARIABLES) throw badRequest(`The field "${field}" may hold at most ${MAX_VARIABLES} variables.`);
-  const seen = new Set<string>();
-  return raw.map((v, i) => {
-    if (typeof v?.name !== 'string' || !VARIABLE_NAME.test(v.name)) {
-      throw badRequest(
-        `The variable name ${JSON.stringify(v?.name ?? null)} (${field}[${i}].name) is not a name: use letters, digits and _, not starting with a digit, as in @src_ip.`,
-      );
-    }
-    if (typeof v.value !== 'string') throw badRequest(`The field "${field}[${i}].value" must be a string.`);
-    if (v.value.length > MAX_VARIABLE_VALUE) throw badRequest(`The field "${field}[${i}].value" must be at most ${MAX_VARIABLE_VALUE} characters long.`);
-    if (seen.has(v.name)) throw badRequest(`The variable "${v.name}" is named twice in "${field}".`);
-    seen.add(v.name);
-    return { name: v.name, value: v.value };
-  });
-}
-
-export interface TimeFields {
-  time_range?: string;
-  start?: string | null;
-  end?: string | null;
-}
-
-/** The notebook's time range: a preset, `all`, or `custom` with RFC 3339 `start` and `end`. */
-export function normalizeTimeRange(t: TimeFields, current?: Pick<Notebook, 'time_range' | 'time_start' | 'time_end'>): Pick<NotebookFields, 'time_range' | 'time_start' | 'time_end'> {
-  const range = t.time_range ?? current?.time_range ?? '24h';
-  if (range !== 'all' && range !== 'custom' && !(range in TIME_PRESETS)) {
-    throw badRequest(`The field "time_range" has an unsupported value (allowed: ${Object.keys(TIME_PRESETS).join(', ')}, all, custom).`);
-  }
-  if (range !== 'custom') return { time_range: range, time_start: null, time_end: null };
-  const start = t.start !== undefined ? t.start : current?.time_start;
-  const end = t.end !== undefined ? t.end : current?.time_end;
-  if (!start || !end) throw badRequest('A "custom" time_range needs both "start" and "end" (RFC 3339 times).');
-  try {
-    const r = timeRange({ start, end });
-    return { time_range: 'custom', time_start: r.start.toISOString(), time_end: r.end.toISOString() };
-  } catch {
-    throw badRequest('The fields "start" and "end" must be RFC 3339 times with start not after end.');
-  }
-}
-
-/** The range a query section runs over: the notebook's, or the one a request names. */
-export function rangeOf(nb: Notebook, override: { start?: string; end?: string } = {}, now = new Date()): { start: string; end: string } {
-  if (override.start || override.end) {
-    try {
-      const r = timeRange(override, now);
-      return { start: r.start.toISOString(), end: r.end.toISOString() };
-    } catch {
-      throw badRequest('The fields "start" and "end" must be RFC 3339 times with start not after end.');
-    }
-  }
-  if (nb.time_range === 'custom' && nb.time_start && nb.time_end) return { start: nb.time_start, end: nb.time_end };
-  const end = now.toISOString();
-  if (nb.time_range === 'all') return { start: '1970-01-01T00:00:00.000Z', end };
-  return { start: new Date(now.getTime() - (TIME_PRESETS[nb.time_range] ?? TIME_PRESETS['24h']!)).toISOString(), end };
-}
 
 export function normalizeSectionType(raw: unknown, field = 'section_type'): SectionType {
   if (typeof raw !== 'string' || !(SECTION_TYPES as readonly string[]).includes(raw)) {

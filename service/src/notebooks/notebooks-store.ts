@@ -3,16 +3,13 @@
 // decided by notebooks-logic.ts before it calls here (better-sqlite3 is synchronous, so a check and
 // the write after it are never interleaved with another request).
 import { randomUUID } from 'node:crypto';
-import type { ScopeType } from '../auth/principal.ts';
+import type { Scope, Variable } from '../shared/documents.ts';
 import type { Db } from '../storage/sqlite.ts';
+
+export type { Scope, Variable };
 
 export const SECTION_TYPES = ['markdown', 'query', 'ai_summary', 'comment_context'] as const;
 export type SectionType = (typeof SECTION_TYPES)[number];
-
-export interface Variable {
-  name: string;
-  value: string;
-}
 
 export interface Notebook {
   id: string;
@@ -72,11 +69,6 @@ export interface NotebookFields {
   time_range: string;
   time_start: string | null;
   time_end: string | null;
-}
-
-export interface Scope {
-  type: ScopeType;
-  id: string;
 }
 
 interface NotebookRow extends Omit<Notebook, 'tags' | 'variables'> {

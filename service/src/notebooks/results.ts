@@ -8,7 +8,8 @@ import { badRequest } from '../http/errors.ts';
 import { runQuery } from '../query/query-service.ts';
 import type { Row } from '../query/run.ts';
 import { gatherContext, type ContextComment } from './comment-context.ts';
-import { actorName, parseContextSpec, rangeOf, scopeOf, storeResults, type Actor } from './notebooks-logic.ts';
+import { actorName, rangeOf, scopeOf, scopeParams, type Actor } from '../shared/documents.ts';
+import { parseContextSpec, storeResults } from './notebooks-logic.ts';
 import type { Notebook, Section } from './notebooks-store.ts';
 
 /** Rows a snapshot keeps at most; a larger result keeps the first ones and says `truncated`. */
@@ -125,7 +126,7 @@ export async function executeSection(ctx: Context, a: Actor, nb: Notebook, s: Se
     const run = await runQuery(
       ctx,
       a.p,
-      { query: s.content, ...(scope.type === 'fractal' ? { fractal_id: scope.id } : { prism_id: scope.id }), start: range.start, end: range.end, variables: nb.variables },
+      { query: s.content, ...scopeParams(scope), start: range.start, end: range.end, variables: nb.variables },
       { signal },
     );
     const c = run.prepared.compiled;

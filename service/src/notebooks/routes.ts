@@ -18,7 +18,6 @@ import { QueryExecutionError, QueryTimeoutError } from '../query/run.ts';
 import { exportDocument, importDocument, MAX_DOCUMENT_BYTES } from './document.ts';
 import { generateFromComments } from './generate.ts';
 import {
-  actorName,
   addSection,
   createNotebook,
   deleteNotebook,
@@ -35,8 +34,8 @@ import {
   storeResults,
   updateNotebook,
   updateSection,
-  type Actor,
 } from './notebooks-logic.ts';
+import { actorName, type Actor } from '../shared/documents.ts';
 import { executeSection, snapshotText, type SnapshotInput } from './results.ts';
 import { summarizeSection } from './summarize.ts';
 

@@ -10,7 +10,8 @@ import type { Comment } from '../collaboration/comments-store.ts';
 import type { Context } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
 import type { ChatMessage } from './ai-client.ts';
-import { addSection, updateSection, type Actor } from './notebooks-logic.ts';
+import type { Actor } from '../shared/documents.ts';
+import { addSection, updateSection } from './notebooks-logic.ts';
 import type { Notebook, Section } from './notebooks-store.ts';
 import type { Snapshot } from './results.ts';
 

@@ -2,7 +2,7 @@
 // compilation and the regex check; the errors a caller made, as query-language.md §5 reports them.
 // Other domains reach the engine only through here: a request's query (prepareQuery / runQuery,
 // with the caller's principal: a notebook's query section) or a scope's query without one
-// (prepareScopeQuery / runScopeQuery, for the alert engine's windows of ingest time).
+// (prepareScopeQuery / runScopeQuery: the alert engine's windows of ingest time, dashboard widgets).
 import type { Principal, ScopeType } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { compileQuery, PAGE_SIZE, type CompiledQuery } from './compile.ts';
@@ -143,7 +143,8 @@ export const SCOPE_QUERY_MAX_ROWS = 10_000;
 
 /**
  * A query over one fractal's or prism's logs with no caller: the alert engine's evaluation of a
- * window of ingest time, `[start, end)` of `ingest_timestamp` (consecutive windows share no log).
+ * window of ingest time, `[start, end)` of `ingest_timestamp` (consecutive windows share no log), or
+ * a dashboard's widget over the event time (its results are shared by every reader, public links too).
  * Whoever calls it has checked access already (the alert's scope was authorised when it was saved).
  */
 export interface ScopeQueryRequest {
@@ -153,6 +154,10 @@ export interface ScopeQueryRequest {
   end: Date;
   /** `ingest_timestamp` (default: windows of arrival) or `timestamp` (the event's own time). */
   timeColumn?: 'timestamp' | 'ingest_timestamp';
+  /** @variables substituted before compiling (a dashboard's). */
+  variables?: QueryRequest['variables'];
+  /** Check the regexes in the engine first (a bad one is a QueryInputError): the text changed since it was saved. */
+  checkRegexes?: boolean;
   /** The statement's time-out; the `query_timeout_s` setting when absent. */
   timeoutS?: number;
   signal?: AbortSignal;
@@ -178,7 +183,7 @@ function compileScopeQuery(ctx: Context, req: ScopeQueryRequest): PreparedQuery 
   const fractalIds = scopeFractals(ctx, req.scope);
   const range = { start: req.start, end: req.end, timeColumn: req.timeColumn ?? 'ingest_timestamp' } as const;
   const maxRows = ctx.settings.get().max_query_rows || SCOPE_QUERY_MAX_ROWS;
-  const { text, compiled } = compileText(ctx, { query: req.query }, { ...req.scope, fractalIds }, range, maxRows);
+  const { text, compiled } = compileText(ctx, { query: req.query, variables: req.variables }, { ...req.scope, fractalIds }, range, maxRows);
   return { text, start: req.start, end: req.end, compiled };
 }
 
@@ -195,11 +200,11 @@ export async function prepareScopeQuery(ctx: Context, req: ScopeQueryRequest): P
 
 /**
  * Runs a scope query to its rows (QueryTimeoutError / QueryExecutionError from the engine). The
- * regexes are not checked first: a query that was prepared when saved fails here only if the
- * engine refuses it, and then as an execution error.
+ * regexes are not checked first unless asked: a query that was prepared when saved fails here only
+ * if the engine refuses it, and then as an execution error.
  */
 export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<ScopeQueryResult> {
-  const { compiled } = compileScopeQuery(ctx, req);
+  const { compiled } = req.checkRegexes ? await prepareScopeQuery(ctx, req) : compileScopeQuery(ctx, req);
   const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal });
   return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap };
 }
