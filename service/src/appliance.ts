@@ -40,6 +40,9 @@ import { Metrics } from './metrics/metrics.ts';
 import { AiClient } from './notebooks/ai-client.ts';
 import { NotebooksStore } from './notebooks/notebooks-store.ts';
 import { notebookRoutes } from './notebooks/routes.ts';
+import { NormalizerCache } from './normalizers/normalizer-cache.ts';
+import { NormalizersStore } from './normalizers/normalizers-store.ts';
+import { normalizerRoutes } from './normalizers/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { SettingsStore } from './settings/settings-store.ts';
 import { openAnalytics } from './storage/clickhouse.ts';
@@ -101,6 +104,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   });
   const fractals = new FractalsStore(db);
   const logs = new LogStore(ch);
+  const normalizers = new NormalizersStore(db);
   const ctx: Context = {
     config,
     log: app.log,
@@ -119,6 +123,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     groups: new GroupsStore(db),
     permissions: new PermissionsStore(db),
     ingestTokens: new IngestTokensStore(db, box),
+    normalizers,
+    normalizerCache: new NormalizerCache(normalizers),
     logs,
     retention: new RetentionEnforcer(fractals, logs, (err, id) => app.log.error({ err: err.message, fractal: id }, 'retention or quota enforcement failed')),
     settings: new SettingsStore(db, {
@@ -150,7 +156,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes, actionRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes, actionRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

@@ -19,6 +19,8 @@ import type { RetentionEnforcer } from './logs/retention.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { AiClient } from './notebooks/ai-client.ts';
 import type { NotebooksStore } from './notebooks/notebooks-store.ts';
+import type { NormalizerCache } from './normalizers/normalizer-cache.ts';
+import type { NormalizersStore } from './normalizers/normalizers-store.ts';
 import type { SettingsStore } from './settings/settings-store.ts';
 import type { Analytics } from './storage/clickhouse.ts';
 import type { Db } from './storage/sqlite.ts';
@@ -45,6 +47,9 @@ export interface Context {
   groups: GroupsStore;
   permissions: PermissionsStore;
   ingestTokens: IngestTokensStore;
+  normalizers: NormalizersStore;
+  /** Compiled normalizers for ingest and feeds (dropped on any normalizer change). */
+  normalizerCache: NormalizerCache;
   logs: LogStore;
   retention: RetentionEnforcer;
   settings: SettingsStore;

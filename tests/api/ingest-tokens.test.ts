@@ -1,5 +1,6 @@
-// Ingest tokens of a fractal over real HTTP: CRUD, toggle, parser and normalizer settings,
-// where a token is accepted, and how it is stored in the SQLite file.
+// Ingest tokens of a fractal over real HTTP: CRUD, toggle, parser and normalizer settings (a
+// normalizer by id, or an old-style rule list that becomes the token's own normalizer), where a
+// token is accepted, and how it is stored in the SQLite file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
@@ -55,7 +56,9 @@ describe('ingest token CRUD', () => {
     assert.match(t.token, INGEST_TOKEN_RE);
     assert.equal(t.parser_type, 'json');
     assert.equal(t.normalization, true);
-    assert.deepEqual(t.normalizers, []);
+    assert.equal(t.normalizer_id, null);
+    assert.equal(t.normalizer.name, 'Default', 'with normalization on and no normalizer named, the default applies');
+    assert.equal(t.normalizer.is_default, true);
     assert.deepEqual(t.timestamp_fields, []);
     assert.equal(t.enabled, true);
 
@@ -69,31 +72,70 @@ describe('ingest token CRUD', () => {
   });
 
   test('create with every setting; they are stored and echoed', async () => {
+    const n = expectOk(await admin.post('/api/v1/normalizers', { name: 'firewall names', transforms: ['snake_case'] }), 201);
+    const t = await createToken({
+      name: 'firewall-syslog',
+      parser_type: 'syslog',
+      normalizer_id: n.id,
+      timestamp_fields: ['event_time', 'ts'],
+      enabled: false,
+    });
+    assert.equal(t.parser_type, 'syslog');
+    assert.equal(t.normalization, true, 'naming a normalizer applies it');
+    assert.equal(t.normalizer_id, n.id);
+    assert.deepEqual(t.normalizer, { id: n.id, name: 'firewall names', is_default: false });
+    assert.deepEqual(t.timestamp_fields, ['event_time', 'ts']);
+    assert.equal(t.enabled, false);
+    const one = expectOk(await admin.get(`${T()}/${t.id}`));
+    assert.equal(one.parser_type, 'syslog');
+    assert.equal(one.normalizer_id, n.id);
+    assert.deepEqual(one.timestamp_fields, ['event_time', 'ts']);
+    assert.equal(one.enabled, false);
+
+    const off = await createToken({ name: 'raw-names', normalization: false });
+    assert.equal(off.normalization, false);
+    assert.equal(off.normalizer, null, 'normalization off applies no normalizer');
+  });
+
+  test('normalizer_id must name a normalizer; null goes back to the default', async () => {
+    expectBadField(await admin.post(T(), { name: 'n-bad', normalizer_id: 'nope' }), 'normalizer_id');
+    const unknown = await admin.post(T(), { name: 'n-bad', normalizer_id: unknownId() });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error, /"normalizer_id" names no normalizer/);
+    const n = expectOk(await admin.post('/api/v1/normalizers', { name: 'for n-put' }), 201);
+    const t = await createToken({ name: 'n-put', normalizer_id: n.id });
+    assert.equal(expectOk(await admin.put(`${T()}/${t.id}`, { normalizer_id: null })).normalizer.name, 'Default');
+    const inUse = await admin.put(`${T()}/${t.id}`, { normalizer_id: n.id });
+    assert.equal(inUse.status, 200);
+    const del = await admin.del(`/api/v1/normalizers/${n.id}`);
+    assert.equal(del.status, 409, 'a normalizer a token applies cannot be deleted');
+    assert.match(del.body.error, /ingest token "n-put" of fractal "tokens-main"/);
+  });
+
+  test('an old-style rule list becomes a normalizer of the token, doing what the rules did', async () => {
     const normalizers = [
       { type: 'rename', from: 'src_ip', to: 'source.ip' },
       { type: 'copy', from: 'host', to: 'host.name' },
       { type: 'case', style: 'snake' },
       { type: 'value_map', field: 'level', values: { WARN: 'warning', ERR: 'error' } },
     ];
-    const t = await createToken({
-      name: 'firewall-syslog',
-      parser_type: 'syslog',
-      normalization: false,
-      normalizers,
-      timestamp_fields: ['event_time', 'ts'],
-      enabled: false,
-    });
-    assert.equal(t.parser_type, 'syslog');
-    assert.equal(t.normalization, false);
-    assert.deepEqual(t.normalizers, normalizers);
-    assert.deepEqual(t.timestamp_fields, ['event_time', 'ts']);
-    assert.equal(t.enabled, false);
-    const one = expectOk(await admin.get(`${T()}/${t.id}`));
-    assert.equal(one.parser_type, 'syslog');
-    assert.equal(one.normalization, false);
-    assert.deepEqual(one.normalizers, normalizers);
-    assert.deepEqual(one.timestamp_fields, ['event_time', 'ts']);
-    assert.equal(one.enabled, false);
+    const t = await createToken({ name: 'legacy-rules', normalization: false, normalizers });
+    assert.equal(t.normalization, true);
+    assert.equal(t.normalizer.name, 'tokens-main / legacy-rules');
+    const n = expectOk(await admin.get(`/api/v1/normalizers/${t.normalizer_id}`));
+    assert.deepEqual(n.transforms, ['snake_case']);
+    assert.deepEqual(n.field_mappings, [{ sources: ['src_ip'], target: 'source.ip' }]);
+    assert.deepEqual(n.value_mappings, [
+      { from_field: 'host', to_field: 'host.name' },
+      { from_field: 'level', to_field: 'level', map: { WARN: 'warning', ERR: 'error' } },
+    ]);
+    const preview = expectOk(
+      await admin.post('/api/v1/normalizers/preview', { normalizer_id: n.id, record: '{"src_ip":"10.1.1.1","host":"h","level":"WARN","userName":"x"}' }),
+    );
+    assert.deepEqual(
+      preview.fields.map((x: any) => [x.name, x.value]),
+      [['source.ip', '10.1.1.1'], ['host', 'h'], ['level', 'warning'], ['user_name', 'x'], ['host.name', 'h']],
+    );
   });
 
   test('parser_type accepts json, kv and syslog; anything else is 400 naming parser_type', async () => {
@@ -141,11 +183,16 @@ describe('ingest token CRUD', () => {
     assert.ok(!expectOk<any[]>(await admin.get(T())).some((x) => x.name === 'rules-bad'), 'no token was created');
 
     const t = await createToken({ name: 'rules-put', normalizers: [{ type: 'case', style: 'lower' }] });
+    const own = t.normalizer_id;
     expectBadField(await admin.put(`${T()}/${t.id}`, { normalizers: [{ type: 'rename', from: '', to: 'x' }] }), 'normalizers[0].from');
-    assert.deepEqual(expectOk(await admin.get(`${T()}/${t.id}`)).normalizers, [{ type: 'case', style: 'lower' }], 'rules unchanged');
+    assert.deepEqual(expectOk(await admin.get(`/api/v1/normalizers/${own}`)).transforms, ['lowercase'], 'rules unchanged');
     const replaced = expectOk(await admin.put(`${T()}/${t.id}`, { normalizers: [{ type: 'rename', from: 'msg', to: 'message' }] }));
-    assert.deepEqual(replaced.normalizers, [{ type: 'rename', from: 'msg', to: 'message' }]);
-    assert.deepEqual(expectOk(await admin.put(`${T()}/${t.id}`, { normalizers: [] })).normalizers, [], 'an empty list clears the rules');
+    assert.equal(replaced.normalizer_id, own, 'the token keeps its own normalizer, rewritten');
+    const rewritten = expectOk(await admin.get(`/api/v1/normalizers/${own}`));
+    assert.deepEqual(rewritten.transforms, []);
+    assert.ok(rewritten.field_mappings.some((m: any) => m.target === 'message' && m.sources.includes('msg')));
+    const cleared = expectOk(await admin.put(`${T()}/${t.id}`, { normalizers: [] }));
+    assert.equal(cleared.normalizer_id, null, 'an empty list goes back to the default');
   });
 
   test('timestamp_fields must be a list of non-empty field names', async () => {
@@ -164,15 +211,13 @@ describe('ingest token CRUD', () => {
     const t = await createToken({
       name: 'put-partial',
       parser_type: 'kv',
-      normalization: false,
       normalizers: [{ type: 'case', style: 'kebab' }],
       timestamp_fields: ['when'],
     });
     const u = expectOk(await admin.put(`${T()}/${t.id}`, { parser_type: 'syslog' }));
     assert.equal(u.parser_type, 'syslog');
     assert.equal(u.name, 'put-partial');
-    assert.equal(u.normalization, false);
-    assert.deepEqual(u.normalizers, [{ type: 'case', style: 'kebab' }]);
+    assert.equal(u.normalizer_id, t.normalizer_id);
     assert.deepEqual(u.timestamp_fields, ['when']);
     assert.equal(u.enabled, true);
     assert.equal(u.token, t.token, 'editing never changes the value shippers are configured with');

@@ -67,7 +67,11 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   assert.equal(saved.quota_action, 'rollover');
   await shot(page, 'admin-fractals.png');
 
-  // ---- a kv ingest token with a rename rule and a timestamp field
+  // ---- a kv ingest token with a normalizer of its own and a timestamp field
+  const firewallNames = a.context.normalizers.create(
+    { name: 'firewall names', description: '', transforms: [], field_mappings: [{ sources: ['src'], target: 'src_ip' }], value_mappings: [], timestamp_fields: [] },
+    'admin',
+  );
   await page.getByRole('link', { name: 'Ingest tokens of edge-firewall' }).click();
   await page.getByRole('heading', { name: 'Tokens of edge-firewall' }).waitFor();
   assert.ok(page.url().includes(`#/admin/tokens?fractal=${fractal.id}`), 'the fractal is in the address');
@@ -76,42 +80,37 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   await form.getByLabel('Token name').fill('fw-kv');
   await form.getByRole('radio', { name: /^kv/ }).check();
   await form.getByLabel('Timestamp fields').fill('event_time');
-  await form.getByRole('button', { name: 'Add rule' }).click();
-  await form.getByLabel('Rule 1: from field').fill('src');
-  await form.getByLabel('Rule 1: to field').fill('src_ip');
+  assert.equal(await form.getByLabel('Normalizer').inputValue(), 'default', 'a new token applies the default normalizer');
+  await form.getByLabel('Normalizer').selectOption({ label: 'firewall names' });
   await form.getByRole('button', { name: 'Create token' }).click();
   const tokenRow = row(page, 'Ingest tokens', 'fw-kv');
   await tokenRow.waitFor();
   assert.match(await tokenRow.innerText(), /kv/);
+  assert.match(await tokenRow.innerText(), /normalizer firewall names/);
 
   const stored = a.context.ingestTokens.list(fractal.id).find((t) => t.name === 'fw-kv')!;
   assert.equal(stored.parser_type, 'kv');
-  assert.deepEqual(JSON.parse(stored.normalizers), [{ type: 'rename', from: 'src', to: 'src_ip' }]);
+  assert.equal(stored.normalizer_id, firewallNames.id);
   assert.deepEqual(JSON.parse(stored.timestamp_fields), ['event_time']);
   const token = a.context.ingestTokens.reveal(stored);
   assert.ok(!(await tokenRow.innerText()).includes(token), 'masked in the list');
   await tokenRow.getByRole('button', { name: 'Show token fw-kv' }).click();
   assert.ok((await tokenRow.innerText()).includes(token), 'the real token, on request');
 
-  // Edit it: a value map after the rename; then off and on again with the switch.
+  // Edit it: names as they arrive; then off and on again with the switch.
   await tokenRow.getByRole('button', { name: 'Edit token fw-kv' }).click();
   const edit = page.getByRole('form', { name: 'Edit token fw-kv' });
-  assert.equal(await edit.getByLabel('Rule 1: from field').inputValue(), 'src', 'the form shows the saved rule');
-  await edit.getByRole('button', { name: 'Add rule' }).click();
-  await edit.getByLabel('Kind of rule 2').selectOption({ label: 'Map values' });
-  await edit.getByLabel('Rule 2: field').fill('level');
-  await edit.getByLabel('Rule 2: value=replacement, one per line').fill('warn');
-  await edit.getByRole('button', { name: 'Save token' }).click();
-  assert.match(await edit.getByRole('alert').first().innerText(), /Rule 2: Line 1 needs the form value=replacement/);
-  await edit.getByLabel('Rule 2: value=replacement, one per line').fill('warn=warning\nerr=error');
+  assert.equal(await edit.getByLabel('Normalizer').inputValue(), firewallNames.id, 'the form shows the saved normalizer');
+  await edit.getByLabel('Normalizer').selectOption({ label: 'None: keep names as they arrive' });
   await shot(page, 'admin-token-form.png');
   await edit.getByRole('button', { name: 'Save token' }).click();
   await edit.waitFor({ state: 'detached' });
-  assert.deepEqual(JSON.parse(a.context.ingestTokens.get(fractal.id, stored.id)!.normalizers)[1], {
-    type: 'value_map',
-    field: 'level',
-    values: { warn: 'warning', err: 'error' },
-  });
+  assert.equal(a.context.ingestTokens.get(fractal.id, stored.id)!.normalization, 0);
+  await row(page, 'Ingest tokens', 'fw-kv').getByText('names as sent').waitFor();
+  await tokenRow.getByRole('button', { name: 'Edit token fw-kv' }).click();
+  await page.getByRole('form', { name: 'Edit token fw-kv' }).getByLabel('Normalizer').selectOption({ label: 'firewall names' });
+  await page.getByRole('form', { name: 'Edit token fw-kv' }).getByRole('button', { name: 'Save token' }).click();
+  await row(page, 'Ingest tokens', 'fw-kv').getByText('normalizer firewall names').waitFor();
   const enabled = tokenRow.getByRole('switch', { name: 'Token fw-kv enabled' });
   await enabled.click();
   await page.waitForFunction(() => document.querySelector('[aria-label="Token fw-kv enabled"]')?.getAttribute('aria-checked') === 'false');

@@ -19,6 +19,7 @@ import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import type { AcceptResult, IncomingRecord } from '../../service/src/ingest/types.ts';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
+import { expectOk } from '../support/api.ts';
 import { waitForLogs } from '../support/logs.ts';
 import { BIG_TEXT, sdkRecords } from '../support/otlp.ts';
 
@@ -239,6 +240,29 @@ describe('hand-written requests', () => {
 });
 
 describe("the token's normalizers", () => {
+  test("the token's normalizer renames OTLP attribute names, resource and scope ones included", async () => {
+    const n = expectOk(
+      await admin.post('/api/v1/normalizers', {
+        name: 'otlp names',
+        transforms: ['dedot'],
+        field_mappings: [{ sources: ['resource.service.name'], target: 'service' }],
+        value_mappings: [{ from_field: 'severity_text', to_field: 'level', map: { ERROR: 'error' } }],
+      }),
+      201,
+    );
+    const f = await ingestFractal(admin, 'otlp-normalizer', { normalizer_id: n.id });
+    const res = await exportWith('proto', f.token, await sdkRecordsFor('named'));
+    assert.equal(res.code, 0, res.error?.message);
+    const [r1] = await rows(f.id, 2);
+    assert.equal(r1!.fields.service, 'checkout', 'a field mapping matches the name as it arrived');
+    assert.equal(r1!.fields.resource_host_name, 'web-1', 'dedot on a resource attribute');
+    assert.equal(r1!.fields.order_id, 'o-17', 'dedot on a log record attribute');
+    assert.equal(r1!.fields.scope_name, 'app.payments');
+    assert.equal(r1!.fields['http_request_header_x-req'], 'abc');
+    assert.equal(r1!.fields.level, 'error');
+    assert.equal(r1!.fields['order.id'], undefined);
+  });
+
   test('a rename rule applies to OTLP attribute names', async () => {
     const f = await ingestFractal(admin, 'otlp-normalized', {
       normalizers: [{ type: 'rename', from: 'resource.service.name', to: 'service' }],

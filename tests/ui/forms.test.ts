@@ -2,7 +2,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  describeRule,
   expiryToIso,
   formatValueMap,
   parseQuota,
@@ -12,7 +11,7 @@ import {
   splitQuota,
 } from '../../renderer/src/lib/forms.ts';
 import { scopeFromQuery, scopeQuery } from '../../renderer/src/lib/admin-scope.ts';
-import { ruleProblem } from '../../service/src/ingest/normalizer-rules.ts';
+import { definitionProblem } from '../../service/src/normalizers/definition.ts';
 
 test('lists of field names', () => {
   assert.deepEqual(splitList(' event_time, ts ,\n\nEventTime,ts '), ['event_time', 'ts', 'EventTime']);
@@ -44,7 +43,7 @@ test('disk quotas in binary units, and back', () => {
   }
 });
 
-test('value maps typed one pair per line, accepted by the service as rules', () => {
+test('value maps typed one pair per line, accepted by the service as a normalizer\'s value mapping', () => {
   const r = parseValueMap('4=warning\n\n 3 = error \nurl=a=b');
   assert.deepEqual(r, { ok: true, value: { '4': 'warning', '3': 'error', url: 'a=b' } });
   assert.equal(formatValueMap({ low: 'info', high: 'error' }), 'low=info\nhigh=error');
@@ -52,14 +51,10 @@ test('value maps typed one pair per line, accepted by the service as rules', () 
   assert.deepEqual(parseValueMap('4=warning\nbad'), { ok: false, error: 'Line 2 needs the form value=replacement.' });
   assert.deepEqual(parseValueMap('=x'), { ok: false, error: 'Line 1 needs the form value=replacement.' });
   assert.equal(parseValueMap('  ').ok, false);
-  if (r.ok) assert.equal(ruleProblem([{ type: 'value_map', field: 'severity', values: r.value }]), null);
-});
-
-test('rules read in a table', () => {
-  assert.equal(describeRule({ type: 'rename', from: 'src', to: 'src_ip' }), 'rename src → src_ip');
-  assert.equal(describeRule({ type: 'copy', from: 'a', to: 'b' }), 'copy a → b');
-  assert.equal(describeRule({ type: 'case', style: 'snake' }), 'field names in snake case');
-  assert.equal(describeRule({ type: 'value_map', field: 'sev', values: { a: 'b' } }), 'map 1 value of sev');
+  if (r.ok) {
+    const def = { transforms: [], field_mappings: [], value_mappings: [{ from_field: 'severity', to_field: 'severity', map: r.value }], timestamp_fields: [] };
+    assert.equal(definitionProblem(def), null);
+  }
 });
 
 test('API key expiry: never, in N days, or through the end of a chosen day', () => {

@@ -37,12 +37,6 @@ export interface FractalStatsRow {
   newest: string | null;
 }
 
-export type NormalizerRule =
-  | { type: 'rename'; from: string; to: string }
-  | { type: 'copy'; from: string; to: string }
-  | { type: 'case'; style: 'snake' | 'camel' | 'lower' | 'kebab' }
-  | { type: 'value_map'; field: string; values: Record<string, string> };
-
 export interface AdminIngestToken {
   id: string;
   fractal_id: string;
@@ -50,7 +44,9 @@ export interface AdminIngestToken {
   token: string;
   parser_type: ParserType;
   normalization: boolean;
-  normalizers: NormalizerRule[];
+  normalizer_id: string | null;
+  /** The normalizer applied (its own, or the default); null: names are kept as they arrive. */
+  normalizer: { id: string; name: string; is_default: boolean } | null;
   timestamp_fields: string[];
   enabled: boolean;
   is_default: boolean;
@@ -62,7 +58,7 @@ export interface TokenInput {
   name: string;
   parser_type: ParserType;
   normalization: boolean;
-  normalizers: NormalizerRule[];
+  normalizer_id: string | null;
   timestamp_fields: string[];
   enabled?: boolean;
 }

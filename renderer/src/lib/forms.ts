@@ -1,6 +1,5 @@
 // Pure helpers behind the admin forms (no DOM): turning what a person types into the values the API
 // takes, and back. Unit-tested in tests/ui/forms.test.ts. Messages are sentences shown under the field.
-import type { NormalizerRule } from './admin-api.ts';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -80,22 +79,6 @@ export function formatValueMap(values: Record<string, string>): string {
   return Object.entries(values)
     .map(([k, v]) => `${k}=${v}`)
     .join('\n');
-}
-
-/** One line a person reads in a table: "rename src_ip → source.ip". */
-export function describeRule(r: NormalizerRule): string {
-  switch (r.type) {
-    case 'rename':
-      return `rename ${r.from} → ${r.to}`;
-    case 'copy':
-      return `copy ${r.from} → ${r.to}`;
-    case 'case':
-      return `field names in ${r.style} case`;
-    case 'value_map': {
-      const n = Object.keys(r.values).length;
-      return `map ${n} value${n === 1 ? '' : 's'} of ${r.field}`;
-    }
-  }
 }
 
 export type ExpiryChoice = 'never' | '30' | '90' | '365' | 'custom';

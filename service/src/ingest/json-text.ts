@@ -1,6 +1,7 @@
 // Splits a JSON body into its top-level values without parsing them: a JSON array yields its
 // elements, anything else the sequence of values separated by whitespace (one object, NDJSON,
-// pretty-printed objects one after another). Each slice is then parsed on its own, so one bad
+// pretty-printed objects one after another, as `evtx_dump -o json` and many exporters write; the
+// `Record 12` line evtx_dump puts before each object is a separator, not a record). Each slice is then parsed on its own, so one bad
 // record never costs the others, and each record's original text is kept for `raw`. A slice that
 // cannot be delimited (unbalanced brackets, unterminated string) is its line, or the whole array:
 // the record's parse refuses it.
@@ -18,6 +19,11 @@ export function splitJsonValues(body: string): IncomingRecord[] {
   if (firstEnd > 0 && valueEnd(body, i) === trimEnd(body, firstEnd)) return splitLines(body, i);
   const out: IncomingRecord[] = [];
   while (i < body.length) {
+    const header = recordHeaderEnd(body, i);
+    if (header > 0) {
+      i = skipWs(body, header);
+      continue;
+    }
     const end = valueEnd(body, i);
     if (end < 0) {
       out.push({ text: body.slice(i, lineEnd(body, i)).trim() });
@@ -29,6 +35,17 @@ export function splitJsonValues(body: string): IncomingRecord[] {
     i = skipWs(body, i);
   }
   return out;
+}
+
+/** Just past evtx_dump's `Record <n>` line at i, or -1. */
+function recordHeaderEnd(s: string, i: number): number {
+  if (s.charCodeAt(i) !== 0x52 /* R */ || !s.startsWith('Record ', i)) return -1;
+  let j = i + 7;
+  const digits = j;
+  while (s.charCodeAt(j) >= 0x30 && s.charCodeAt(j) <= 0x39) j++;
+  if (j === digits) return -1;
+  while (s.charCodeAt(j) === 0x20 || s.charCodeAt(j) === 0x0d) j++;
+  return j === s.length || s.charCodeAt(j) === 0x0a ? j : -1;
 }
 
 function trimEnd(s: string, end: number): number {

@@ -20,7 +20,6 @@ import { Spool } from './spool.ts';
 import { formatNs, nowNs, resolveTimestamp } from './timestamps.ts';
 import { TokenBucket } from './rate-limit.ts';
 import { TokenCache, type CachedToken } from './token-cache.ts';
-import { compileNormalizer } from './normalize.ts';
 import type { IngestTokenRow } from './tokens-store.ts';
 import type { AcceptResult, IncomingRecord, RecordOutcome } from './types.ts';
 import { keyCount, plainObjectMembers } from './verbatim.ts';
@@ -110,7 +109,7 @@ export class Ingest implements IngestPipeline {
 
   constructor(private readonly ctx: Context) {
     const { config, metrics } = ctx;
-    this.tokens = new TokenCache(ctx.ingestTokens);
+    this.tokens = new TokenCache(ctx.ingestTokens, ctx.normalizerCache);
     this.bucket = new TokenBucket(config.ingestRateLimit, config.ingestRateBurst);
     this.spool = new Spool(path.join(config.dataDir, 'spool'));
     this.queue = new IngestQueue({
@@ -286,7 +285,7 @@ export class Ingest implements IngestPipeline {
    */
   async write(fractalId: string, records: IncomingRecord[], opts: { timestampFields: string[]; logIds?: string[] }): Promise<AcceptResult> {
     const row = { parser_type: 'json' } as IngestTokenRow;
-    return this.accept({ row, fractalId, normalize: compileNormalizer(false, []), timestampFields: opts.timestampFields }, records, opts.logIds);
+    return this.accept({ row, fractalId, normalize: (fields) => fields, timestampFields: opts.timestampFields }, records, opts.logIds);
   }
 
   /**

@@ -1,12 +1,14 @@
 // Ingest tokens of a fractal, managed by its admins. The value is listed in full to them:
-// shippers are configured with it.
+// shippers are configured with it. A token applies a normalizer (`normalizer_id`; with
+// `normalization` on and none named, the default). An old-style rule list (`normalizers`) is
+// still taken: it becomes a normalizer of the token's own (normalizers/legacy-rules.ts).
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { Name, StringEnum, Uuid } from '../http/schemas.ts';
+import { Name, Nullable, StringEnum, Uuid } from '../http/schemas.ts';
 import type { App } from '../http/app.ts';
-import { ruleProblem } from './normalizer-rules.ts';
+import { normalizerFromTokenRules } from '../normalizers/normalizers-logic.ts';
 import { PARSER_TYPES, type IngestTokenRow } from './tokens-store.ts';
 
 const admin = { access: { scope: 'fractal' as const, param: 'id', role: 'admin' as const } };
@@ -15,6 +17,7 @@ const FieldName = Type.String({ minLength: 1, maxLength: 500 });
 const TokenBody = {
   parser_type: Type.Optional(StringEnum(PARSER_TYPES)),
   normalization: Type.Optional(Type.Boolean()),
+  normalizer_id: Type.Optional(Nullable(Uuid)),
   normalizers: Type.Optional(Type.Array(Type.Object({}), { maxItems: 500 })),
   timestamp_fields: Type.Optional(Type.Array(FieldName, { maxItems: 50 })),
   enabled: Type.Optional(Type.Boolean()),
@@ -28,18 +31,49 @@ export async function ingestTokenRoutes(app: App, ctx: Context) {
     token: ctx.ingestTokens.reveal(t),
     parser_type: t.parser_type,
     normalization: t.normalization === 1,
-    normalizers: JSON.parse(t.normalizers) as unknown[],
+    normalizer_id: t.normalizer_id,
+    /** The normalizer applied: its own, else (normalization on) the default; null: none. */
+    normalizer: applied(t),
     timestamp_fields: JSON.parse(t.timestamp_fields) as string[],
     enabled: t.enabled === 1,
     is_default: t.is_default === 1,
     created_at: t.created_at,
     updated_at: t.updated_at,
   });
+  const applied = (t: IngestTokenRow) => {
+    if (t.normalization !== 1) return null;
+    const n = t.normalizer_id ? ctx.normalizers.get(t.normalizer_id) : ctx.normalizers.defaultOne();
+    return n ? { id: n.id, name: n.name, is_default: n.is_default } : null;
+  };
   const token = (fractalId: string, id: string) =>
     ctx.ingestTokens.get(fractalId, id) ?? (() => { throw notFound(`Ingest token ${id} not found on this fractal.`); })();
-  const checkRules = (rules?: unknown[]) => {
-    const problem = rules ? ruleProblem(rules) : null;
-    if (problem) throw badRequest(problem);
+  /**
+   * The normalizer id a body asks for: `normalizer_id` (which must exist), or a normalizer made from
+   * an old-style rule list; undefined when the body names neither.
+   */
+  const normalizerChoice = (
+    req: { principal: { kind: string; user?: { username: string } } | null },
+    fractalId: string,
+    b: { name?: string; normalization?: boolean; normalizer_id?: string | null; normalizers?: unknown[] },
+    row?: IngestTokenRow,
+  ): string | null | undefined => {
+    if (b.normalizer_id) {
+      if (!ctx.normalizers.get(b.normalizer_id)) throw badRequest(`The field "normalizer_id" names no normalizer (${b.normalizer_id}).`);
+      return b.normalizer_id;
+    }
+    if (b.normalizers === undefined) return b.normalizer_id;
+    if (b.normalizers.length === 0 && b.normalizer_id === undefined) return row ? null : undefined;
+    return normalizerFromTokenRules(
+      ctx,
+      {
+        fractalName: ctx.fractals.get(fractalId)?.name ?? fractalId,
+        tokenName: (b.name ?? row?.name ?? '').trim(),
+        currentNormalizerId: row?.normalizer_id ?? null,
+        builtin: b.normalization ?? (row ? row.normalization === 1 : true),
+      },
+      b.normalizers,
+      req.principal?.kind === 'user' ? req.principal.user!.username : 'api key',
+    );
   };
   const nameTaken = (fractalId: string, name: string, except?: string) => {
     if (ctx.ingestTokens.list(fractalId).some((t) => t.name.toLowerCase() === name.toLowerCase() && t.id !== except)) {
@@ -56,13 +90,14 @@ export async function ingestTokenRoutes(app: App, ctx: Context) {
     { config: admin, schema: { params: Type.Object({ id: Uuid }), body: Type.Object({ name: Name, ...TokenBody }) } },
     async (req, reply) => {
       const b = req.body;
-      checkRules(b.normalizers);
       nameTaken(req.params.id, b.name.trim());
+      const normalizerId = normalizerChoice(req, req.params.id, b) ?? null;
       const row = ctx.ingestTokens.create(req.params.id, {
         name: b.name.trim(),
         parserType: b.parser_type ?? 'json',
-        normalization: b.normalization ?? true,
-        normalizers: b.normalizers ?? [],
+        // Naming a normalizer means applying it.
+        normalization: normalizerId ? true : (b.normalization ?? true),
+        normalizerId,
         timestampFields: b.timestamp_fields ?? [],
         enabled: b.enabled ?? true,
       });
@@ -80,15 +115,15 @@ export async function ingestTokenRoutes(app: App, ctx: Context) {
     async (req) => {
       const row = token(req.params.id, req.params.tokenId);
       const b = req.body;
-      checkRules(b.normalizers);
       if (b.name) nameTaken(req.params.id, b.name.trim(), row.id);
+      const normalizerId = normalizerChoice(req, req.params.id, b, row);
       return ok(
         view(
           ctx.ingestTokens.update(row, {
             name: b.name?.trim(),
             parserType: b.parser_type,
-            normalization: b.normalization,
-            normalizers: b.normalizers,
+            normalization: normalizerId ? true : b.normalization,
+            normalizerId,
             timestampFields: b.timestamp_fields,
             enabled: b.enabled,
           }),

@@ -16,7 +16,8 @@ export interface IngestTokenRow {
   token_encrypted: string;
   parser_type: ParserType;
   normalization: number;
-  normalizers: string;
+  /** The normalizer applied; null: with normalization on, the default one. */
+  normalizer_id: string | null;
   timestamp_fields: string;
   enabled: number;
   is_default: number;
@@ -28,7 +29,7 @@ export interface IngestTokenInput {
   name: string;
   parserType: ParserType;
   normalization: boolean;
-  normalizers: unknown[];
+  normalizerId: string | null;
   timestampFields: string[];
   enabled: boolean;
   isDefault?: boolean;
@@ -71,24 +72,24 @@ export class IngestTokensStore {
     this.db
       .prepare(
         `INSERT INTO ingest_tokens (id, fractal_id, name, token_hash, token_encrypted, parser_type, normalization,
-           normalizers, timestamp_fields, enabled, is_default, created_at, updated_at)
+           normalizer_id, timestamp_fields, enabled, is_default, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(id, fractalId, t.name, sha256(token), this.box.seal(token), t.parserType, t.normalization ? 1 : 0,
-        JSON.stringify(t.normalizers), JSON.stringify(t.timestampFields), t.enabled ? 1 : 0, t.isDefault ? 1 : 0, now, now);
+        t.normalizerId, JSON.stringify(t.timestampFields), t.enabled ? 1 : 0, t.isDefault ? 1 : 0, now, now);
     return this.get(fractalId, id)!;
   }
   update(row: IngestTokenRow, patch: Partial<IngestTokenInput>): IngestTokenRow {
     this.db
       .prepare(
-        `UPDATE ingest_tokens SET name = ?, parser_type = ?, normalization = ?, normalizers = ?, timestamp_fields = ?,
+        `UPDATE ingest_tokens SET name = ?, parser_type = ?, normalization = ?, normalizer_id = ?, timestamp_fields = ?,
            enabled = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
         patch.name ?? row.name,
         patch.parserType ?? row.parser_type,
         patch.normalization === undefined ? row.normalization : patch.normalization ? 1 : 0,
-        patch.normalizers ? JSON.stringify(patch.normalizers) : row.normalizers,
+        patch.normalizerId === undefined ? row.normalizer_id : patch.normalizerId,
         patch.timestampFields ? JSON.stringify(patch.timestampFields) : row.timestamp_fields,
         patch.enabled === undefined ? row.enabled : patch.enabled ? 1 : 0,
         new Date().toISOString(),

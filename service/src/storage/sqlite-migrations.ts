@@ -1,5 +1,10 @@
 // Versioned metadata schema. Never edit an applied migration: add the next version.
-export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: string }> = [
+// A migration may also `run` code after its SQL, in the same transaction, where rows must be
+// rewritten (a rewrite the code of a domain does: that code must then stay as it was too).
+import { migrateTokenRules } from '../normalizers/migrate-token-rules.ts';
+import type { Db } from './sqlite.ts';
+
+export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: string; run?: (db: Db) => void }> = [
   {
     version: 1,
     name: 'users, tenancy, keys, tokens, settings',
@@ -420,5 +425,78 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
         PRIMARY KEY (alert_id, throttle_key)
       );
     `,
+  },
+  {
+    version: 6,
+    name: 'normalizers and feeds',
+    // Named field-name rule sets (conventions.md "Normalizers"), applied by ingest tokens and
+    // feeds. The shipped default is inserted here; the rule lists tokens carried before move into
+    // normalizers of their own (normalizers/migrate-token-rules.ts), after which the column goes.
+    // A token applies its normalizer_id, or with normalization on and no id the default one.
+    // Feeds ("Feeds and Sigma"): a git repository or folder whose rule files become alerts of one
+    // fractal or prism; `feed_rules` is the catalog of the last sync, every rule file with what
+    // became of it (imported, or skipped with the reason), read by the skipped list and the ATT&CK
+    // coverage view. The token is sealed (storage/secret-box.ts), never stored in clear.
+    sql: `
+      CREATE TABLE normalizers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        description TEXT NOT NULL DEFAULT '',
+        transforms TEXT NOT NULL DEFAULT '[]',
+        field_mappings TEXT NOT NULL DEFAULT '[]',
+        value_mappings TEXT NOT NULL DEFAULT '[]',
+        timestamp_fields TEXT NOT NULL DEFAULT '[]',
+        is_default INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX normalizers_one_default ON normalizers(is_default) WHERE is_default = 1;
+      ALTER TABLE ingest_tokens ADD COLUMN normalizer_id TEXT REFERENCES normalizers(id);
+      CREATE TABLE feeds (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        repo_url TEXT NOT NULL,
+        branch TEXT NOT NULL DEFAULT 'main',
+        path TEXT NOT NULL DEFAULT '',
+        auth_token_sealed TEXT,
+        normalizer_id TEXT REFERENCES normalizers(id),
+        sync_schedule TEXT NOT NULL DEFAULT 'daily' CHECK (sync_schedule IN ('hourly', 'daily', 'weekly', 'monthly', 'never')),
+        min_severity TEXT NOT NULL DEFAULT 'informational' CHECK (min_severity IN ('informational', 'low', 'medium', 'high', 'critical')),
+        min_status TEXT NOT NULL DEFAULT 'experimental' CHECK (min_status IN ('unsupported', 'deprecated', 'experimental', 'test', 'stable')),
+        enabled INTEGER NOT NULL DEFAULT 1,
+        last_sync_at TEXT,
+        last_sync_status TEXT CHECK (last_sync_status IN ('ok', 'failed')),
+        last_sync_error TEXT,
+        last_sync_commit TEXT,
+        last_sync_ms INTEGER,
+        imported_count INTEGER NOT NULL DEFAULT 0,
+        skipped_count INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((fractal_id IS NULL) <> (prism_id IS NULL))
+      );
+      CREATE UNIQUE INDEX feeds_scope_name ON feeds(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE TABLE feed_rules (
+        feed_id TEXT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        source_path TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('sigma', 'alert', 'unknown')),
+        rule_id TEXT,
+        title TEXT NOT NULL DEFAULT '',
+        level TEXT,
+        status TEXT,
+        tags TEXT NOT NULL DEFAULT '[]',
+        imported INTEGER NOT NULL,
+        reason_code TEXT,
+        reason TEXT,
+        PRIMARY KEY (feed_id, source_path)
+      );
+    `,
+    run: migrateTokenRules,
   },
 ];

@@ -28,6 +28,7 @@ function migrateMetadata(db: Db): void {
     if (done.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         m.version,
         m.name,

@@ -14,7 +14,7 @@ export function createFractal(
       name: 'default',
       parserType: 'json',
       normalization: true,
-      normalizers: [],
+      normalizerId: null,
       timestampFields: [],
       enabled: true,
       isDefault: true,

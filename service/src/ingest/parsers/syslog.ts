@@ -26,7 +26,7 @@
 // severity_name (only with a PRI), version (5424), timestamp, hostname, app_name, proc_id, msg_id
 // (5424), sd.<id>.<param> (5424), message.
 import { ParseError } from './parse-error.ts';
-import { daysFromCivil, daysInMonth, digits, pad2, parseTimestampNs } from '../timestamps.ts';
+import { bsdTimestampAt } from '../timestamps.ts';
 
 export type SyslogFields = Record<string, string | number>;
 
@@ -42,8 +42,6 @@ const SEVERITY_NAMES: readonly string[] = [
   'emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug',
 ];
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAY_MS = 86_400_000;
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -200,135 +198,6 @@ function parseStructuredData(line: string, i: number, n: number, out: SyslogFiel
 
 // ---- RFC 3164 ----
 
-/** Month index 0-11 of the three letters at s[i], or -1. */
-function monthAt(s: string, i: number, n: number): number {
-  if (i + 3 > n) return -1;
-  const a = s.charCodeAt(i) | 32;
-  const b = s.charCodeAt(i + 1) | 32;
-  const c = s.charCodeAt(i + 2) | 32;
-  for (let m = 0; m < 12; m++) {
-    const w = MONTHS[m];
-    if (w.charCodeAt(0) === a && w.charCodeAt(1) === b && w.charCodeAt(2) === c) return m;
-  }
-  return -1;
-}
-
-interface Clock {
-  h: number;
-  mi: number;
-  s: number;
-  frac: string;
-  end: number;
-}
-
-/** hh:mm:ss[.fff] at s[i]. */
-function clockAt(s: string, i: number, n: number): Clock | null {
-  if (i + 8 > n) return null;
-  const h = digits(s, i, 2);
-  const mi = digits(s, i + 3, 2);
-  const sec = digits(s, i + 6, 2);
-  if (s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return null;
-  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return null;
-  let e = i + 8;
-  let frac = '';
-  if (e < n && s.charCodeAt(e) === 46 && e + 1 < n && isDigit(s.charCodeAt(e + 1))) {
-    const fs = e + 1;
-    e = fs;
-    while (e < n && isDigit(s.charCodeAt(e))) e++;
-    frac = s.slice(fs, Math.min(e, fs + 9));
-  }
-  return { h, mi, s: sec, frac, end: e };
-}
-
-/** A 4-digit year at s[i] followed by a space or the end. */
-function yearAt(s: string, i: number, n: number): number {
-  if (i + 4 > n || (i + 4 < n && s.charCodeAt(i + 4) !== 32)) return -1;
-  const y = digits(s, i, 4);
-  return y >= 1970 ? y : -1;
-}
-
-let yearCacheFrom = 0;
-let yearCacheTo = -1;
-let yearCache = 0;
-
-function utcYear(ms: number): number {
-  if (ms >= yearCacheFrom && ms < yearCacheTo) return yearCache;
-  const y = new Date(ms).getUTCFullYear();
-  yearCache = y;
-  yearCacheFrom = Date.UTC(y, 0, 1);
-  yearCacheTo = Date.UTC(y + 1, 0, 1);
-  return y;
-}
-
-function rfc3339(y: number, mon: number, d: number, c: Clock): string {
-  return `${y}-${pad2(mon + 1)}-${pad2(d)}T${pad2(c.h)}:${pad2(c.mi)}:${pad2(c.s)}${c.frac === '' ? '' : '.' + c.frac}Z`;
-}
-
-interface BsdTime {
-  text: string;
-  end: number;
-}
-
-/** One of the RFC 3164 timestamp forms at line[i] (see the file header), or null. */
-function bsdTimestamp(line: string, i: number, n: number, nowMs: number): BsdTime | null {
-  let year = -1;
-  let p = i;
-  const c0 = line.charCodeAt(p);
-  if (isDigit(c0)) {
-    if (line.charCodeAt(p + 4) === 45 /* - */) {
-      let e = wordEnd(line, p, n);
-      // "2026-01-02 03:04:05.123+01:00": a date and a time as two words.
-      if (e - p === 10 && e < n && clockAt(line, e + 1, n) !== null) e = wordEnd(line, e + 1, n);
-      const text = line.slice(p, e);
-      return parseTimestampNs(text) === null ? null : { text, end: e };
-    }
-    year = yearAt(line, p, n); // YYYY Mmm dd hh:mm:ss
-    if (year < 0 || p + 5 >= n) return null;
-    p += 5;
-  }
-  const mon = monthAt(line, p, n);
-  if (mon < 0 || line.charCodeAt(p + 3) !== 32) return null;
-  p += 4;
-  if (line.charCodeAt(p) === 32) p++; // "Jan  2"
-  let day = -1;
-  if (isDigit(line.charCodeAt(p))) {
-    if (isDigit(line.charCodeAt(p + 1))) {
-      day = digits(line, p, 2);
-      p += 2;
-    } else {
-      day = line.charCodeAt(p) - 48;
-      p += 1;
-    }
-  }
-  if (day < 1 || line.charCodeAt(p) !== 32) return null;
-  p++;
-  if (year < 0) {
-    year = yearAt(line, p, n); // Mmm dd YYYY hh:mm:ss
-    if (year >= 0) p += 5;
-  }
-  const clock = clockAt(line, p, n);
-  if (clock === null) return null;
-  p = clock.end;
-  if (year < 0 && p < n && line.charCodeAt(p) === 32) {
-    const y = yearAt(line, p + 1, n); // Mmm dd hh:mm:ss YYYY
-    if (y >= 0) {
-      year = y;
-      p += 5;
-    }
-  }
-  if (p < n && line.charCodeAt(p) !== 32) return null;
-  if (year >= 0) {
-    if (day > daysInMonth(year, mon + 1)) return null;
-    return { text: rfc3339(year, mon, day, clock), end: p };
-  }
-  // No year: this year, unless that is more than a day ahead of now (then the previous one).
-  let y = utcYear(nowMs);
-  const tod = (clock.h * 3600 + clock.mi * 60 + clock.s) * 1000;
-  if (day > daysInMonth(y, mon + 1) || daysFromCivil(y, mon + 1, day) * DAY_MS + tod > nowMs + DAY_MS) y--;
-  if (day > daysInMonth(y, mon + 1)) return null;
-  return { text: rfc3339(y, mon, day, clock), end: p };
-}
-
 interface Tag {
   app: string;
   pid: string | null;
@@ -373,7 +242,7 @@ function tagAt(line: string, i: number, n: number): Tag | null {
 }
 
 function parse3164(line: string, i: number, n: number, out: SyslogFields, hasPri: boolean, nowMs: number): void {
-  const ts = i < n ? bsdTimestamp(line, i, n, nowMs) : null;
+  const ts = i < n ? bsdTimestampAt(line, i, n, nowMs) : null;
   if (ts === null) {
     if (!hasPri) throw new ParseError(NOT_SYSLOG);
   } else {
