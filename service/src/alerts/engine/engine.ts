@@ -120,6 +120,10 @@ export class AlertEngine {
     report.overran = report.duration_ms > this.intervalMs;
     this.ticks.push(report);
     if (this.ticks.length > 1000) this.ticks.shift();
+    if (report.alerts > 0) {
+      const line = report.overran ? 'alert tick took longer than the interval' : 'alert tick';
+      this.ctx.log[report.overran ? 'warn' : 'info']({ ...report, pending_deliveries: this.ctx.alertExecutions.pendingCount() }, line);
+    }
     return report;
   }
 
