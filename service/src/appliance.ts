@@ -19,6 +19,9 @@ import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
 import { CommentsStore } from './collaboration/comments-store.ts';
 import { commentRoutes } from './collaboration/routes.ts';
+import { DashboardsStore } from './dashboards/dashboards-store.ts';
+import { dashboardRoutes } from './dashboards/routes.ts';
+import { DashboardRuns } from './dashboards/widget-runs.ts';
 import { DictionariesStore } from './dictionaries/dictionaries-store.ts';
 import { dictionaryRoutes } from './dictionaries/routes.ts';
 import type { Config } from './config.ts';
@@ -138,6 +141,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     dictionaries: new DictionariesStore(db, ch),
     live: new LiveHub(),
     notebooks: new NotebooksStore(db),
+    dashboards: new DashboardsStore(db),
+    dashboardRuns: new DashboardRuns(),
     ai: new AiClient(config.ai),
     alerts: new AlertsStore(db),
     alertActions: new ActionsStore(db, box),
@@ -156,7 +161,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, alertRoutes, actionRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, dashboardRoutes, alertRoutes, actionRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {

@@ -11,6 +11,8 @@ import type { SessionStore } from './auth/sessions.ts';
 import type { UsersStore } from './auth/users-store.ts';
 import type { CommentsStore } from './collaboration/comments-store.ts';
 import type { Config } from './config.ts';
+import type { DashboardsStore } from './dashboards/dashboards-store.ts';
+import type { DashboardRuns } from './dashboards/widget-runs.ts';
 import type { DictionariesStore } from './dictionaries/dictionaries-store.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
 import type { LiveHub } from './live/hub.ts';
@@ -58,6 +60,9 @@ export interface Context {
   /** The live-edit channels of notebooks and dashboards (SSE with resumable ids, presence). */
   live: LiveHub;
   notebooks: NotebooksStore;
+  dashboards: DashboardsStore;
+  /** Runs dashboard widgets a few at a time for the whole appliance, shares runs and public answers. */
+  dashboardRuns: DashboardRuns;
   /** The OpenAI-compatible model of SVC_AI_* (notebook summaries); `enabled` false without one. */
   ai: AiClient;
   alerts: AlertsStore;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { createApiKey, createFractal, credentialClient, expectBadField, expectError, expectOk, grant, readMetadataTable, unknownId, UUID_RE } from '../support/api.ts';
-import { LiveReader } from '../support/live.ts';
+import { LiveReader, waitForPresence } from '../support/live.ts';
 import { ingest, sampleEvents } from '../support/query.ts';
 
 let app: TestAppliance;
@@ -412,13 +412,3 @@ describe('live editing', () => {
     stream.close();
   });
 });
-
-async function waitForPresence(stream: LiveReader, names: string[]): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const last = stream.all('presence').at(-1);
-    if (last && JSON.stringify(last.body.data.map((e: any) => e.name)) === JSON.stringify(names)) return;
-    if (Date.now() > deadline) throw new Error(`presence never became ${names.join(', ')}`);
-    await stream.next('presence', Math.max(1, deadline - Date.now())).catch(() => undefined);
-  }
-}

@@ -116,3 +116,14 @@ export class LiveReader {
     this.ctrl.abort();
   }
 }
+
+/** Waits (with a deadline) until the stream's latest presence lists exactly these names, in order. */
+export async function waitForPresence(stream: LiveReader, names: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const last = stream.all('presence').at(-1);
+    if (last && JSON.stringify(last.body.data.map((e: any) => e.name)) === JSON.stringify(names)) return;
+    if (Date.now() > deadline) throw new Error(`presence never became ${names.join(', ')}`);
+    await stream.next('presence', Math.max(1, deadline - Date.now())).catch(() => undefined);
+  }
+}

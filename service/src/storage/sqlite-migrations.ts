@@ -499,4 +499,74 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
     `,
     run: migrateTokenRules,
   },
+  {
+    version: 7,
+    name: 'dashboards, their widgets and shared links',
+    // A dashboard belongs to one fractal or one prism (deleting it deletes the dashboard). `version`
+    // counts its own fields, variables and the set of its widgets (a stale PUT is a 409);
+    // `revision` counts every change, layout and stored results included (what a cached public view
+    // was built from). A widget's `version` counts edits of what it shows (title, query, chart,
+    // range), not its cells on the grid. `results` is the last run with the stored settings (JSON
+    // text), `results_key` what it was run with (query, range, variables), so a changed widget is
+    // never shown stale results as its own. A shared link stores only its token's SHA-256.
+    sql: `
+      CREATE TABLE dashboards (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        fractal_id TEXT REFERENCES fractals(id) ON DELETE CASCADE,
+        prism_id TEXT REFERENCES prisms(id) ON DELETE CASCADE,
+        variables TEXT NOT NULL DEFAULT '[]',
+        time_range TEXT NOT NULL DEFAULT '24h',
+        time_start TEXT,
+        time_end TEXT,
+        refresh_interval_s INTEGER NOT NULL DEFAULT 0,
+        shared_hide_queries INTEGER NOT NULL DEFAULT 1,
+        version INTEGER NOT NULL DEFAULT 1,
+        revision INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((fractal_id IS NULL) <> (prism_id IS NULL))
+      );
+      CREATE UNIQUE INDEX dashboards_scope_name ON dashboards(coalesce(fractal_id, ''), coalesce(prism_id, ''), name COLLATE NOCASE);
+      CREATE TABLE dashboard_widgets (
+        id TEXT PRIMARY KEY,
+        dashboard_id TEXT NOT NULL REFERENCES dashboards(id) ON DELETE CASCADE,
+        title TEXT NOT NULL DEFAULT '',
+        query_content TEXT NOT NULL DEFAULT '',
+        chart_type TEXT NOT NULL DEFAULT 'auto',
+        chart_config TEXT NOT NULL DEFAULT '{}',
+        time_range TEXT,
+        time_start TEXT,
+        time_end TEXT,
+        pos_x INTEGER NOT NULL,
+        pos_y INTEGER NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        version INTEGER NOT NULL DEFAULT 1,
+        results TEXT,
+        results_key TEXT,
+        executed_at TEXT,
+        created_by TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX dashboard_widgets_dashboard ON dashboard_widgets(dashboard_id);
+      CREATE TABLE dashboard_shared_links (
+        id TEXT PRIMARY KEY,
+        dashboard_id TEXT NOT NULL REFERENCES dashboards(id) ON DELETE CASCADE,
+        label TEXT NOT NULL DEFAULT '',
+        token_hash TEXT NOT NULL UNIQUE,
+        token_prefix TEXT NOT NULL,
+        expires_at TEXT,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT
+      );
+      CREATE INDEX dashboard_shared_links_dashboard ON dashboard_shared_links(dashboard_id);
+    `,
+  },
 ];
