@@ -2,7 +2,7 @@
 // a fractal's or prism's logs in a window of arrival time, as the alert engine runs it each tick.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runScopeQuery, prepareScopeQuery, QueryInputError } from '../../service/src/query/query-service.ts';
+import { runScopeQueries, runScopeQuery, prepareScopeQuery, QueryInputError } from '../../service/src/query/query-service.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
 import { ingestFractal } from '../support/ingest.ts';
@@ -66,4 +66,23 @@ test('a query that does not compile, a bad regex and a scope that is gone are in
   await assert.rejects(prepareScopeQuery(a.context, { query: 'groupBy(', scope: scope('fractal', web.id), ...w }), (e) => e instanceof QueryInputError && !!e.errorPos);
   await assert.rejects(prepareScopeQuery(a.context, { query: 'user=/(/', scope: scope('fractal', web.id), ...w }), (e) => e instanceof QueryInputError && /regular expression/.test(e.message));
   await assert.rejects(prepareScopeQuery(a.context, { query: '*', scope: scope('fractal', '00000000-0000-4000-8000-000000000000'), ...w }), (e) => e instanceof QueryInputError && /no longer exists/.test(e.message));
+});
+
+test('several queries over one window: filter-only ones share a scan and each gets exactly what it gets alone', async () => {
+  const end = a.ingest.settledBefore();
+  const start = new Date(end.getTime() - 3_600_000);
+  const queries = ['action=login', 'user=late OR user=edge', 'user=/^n/', 'action=query user!=x', '* | groupBy(user)', 'groupBy(', 'user=nobody'];
+  const batch = await runScopeQueries(a.context, { queries, scope: scope('prism', prismId), start, end });
+  for (const [i, q] of queries.entries()) {
+    const o = batch[i]!;
+    if (q === 'groupBy(') {
+      assert.equal(o.ok, false);
+      assert.ok(!o.ok && o.error instanceof QueryInputError);
+      continue;
+    }
+    assert.ok(o.ok, q);
+    const alone = await runScopeQuery(a.context, { query: q, scope: scope('prism', prismId), start, end });
+    const key = (rows: Array<Record<string, unknown>>) => JSON.stringify(rows);
+    assert.equal(key(o.result.rows), key(alone.rows), q);
+  }
 });

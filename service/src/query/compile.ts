@@ -25,6 +25,8 @@ export interface CompileOptions {
   commentedLogIds?: CommentedLogIds;
   /** Dictionary look-up for `match()` (see PipelineOptions). */
   dictionary?: PipelineOptions['dictionary'];
+  /** Bound values shared with other queries compiled into one statement (batch.ts); a fresh set when absent. */
+  params?: Params;
 }
 
 /** Event searches page by this many rows when `max_query_rows` is 0 (§5 Row cap). */
@@ -73,7 +75,7 @@ const AGGREGATED_CAP = 10_000;
 
 export function compileQuery(text: string, options: CompileOptions): CompiledQuery {
   const ast = parseQuery(text);
-  const params = new Params();
+  const params = options.params ?? new Params();
   const p = new Pipeline({
     params,
     table: options.table,

@@ -9,6 +9,8 @@ import { compileQuery, PAGE_SIZE, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
 import { checkRegexes, runQueryRows, type Row } from './run.ts';
+import { combinable, runBatch } from './batch.ts';
+import { Params } from './plan/params.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
 import { checkQuerySize, substituteVariables } from './syntax/variables.ts';
 
@@ -65,6 +67,7 @@ function compileText(
   scope: Pick<ReadScope, 'type' | 'id' | 'fractalIds'>,
   range: { start: Date; end: Date; timeColumn?: 'timestamp' | 'ingest_timestamp' },
   maxRows = ctx.settings.get().max_query_rows,
+  params?: Params,
 ): { text: string; compiled: CompiledQuery } {
   const original = req.query ?? '';
   const text = substituteVariables(original, req.variables ?? []);
@@ -78,6 +81,7 @@ function compileText(
       end: range.end,
       timeColumn: range.timeColumn,
       maxRows,
+      params,
       cursor: req.cursor || undefined,
       commentedLogIds: (fractalIds, filter) => ctx.comments.commentedLogIds(fractalIds, filter),
       dictionary: (name) => {
@@ -179,11 +183,11 @@ function scopeFractals(ctx: Context, scope: { type: ScopeType; id: string }): st
   return ids;
 }
 
-function compileScopeQuery(ctx: Context, req: ScopeQueryRequest): PreparedQuery {
+function compileScopeQuery(ctx: Context, req: ScopeQueryRequest, params?: Params): PreparedQuery {
   const fractalIds = scopeFractals(ctx, req.scope);
   const range = { start: req.start, end: req.end, timeColumn: req.timeColumn ?? 'ingest_timestamp' } as const;
   const maxRows = ctx.settings.get().max_query_rows || SCOPE_QUERY_MAX_ROWS;
-  const { text, compiled } = compileText(ctx, { query: req.query, variables: req.variables }, { ...req.scope, fractalIds }, range, maxRows);
+  const { text, compiled } = compileText(ctx, { query: req.query, variables: req.variables }, { ...req.scope, fractalIds }, range, maxRows, params);
   return { text, start: req.start, end: req.end, compiled };
 }
 
@@ -207,4 +211,50 @@ export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promi
   const { compiled } = req.checkRegexes ? await prepareScopeQuery(ctx, req) : compileScopeQuery(ctx, req);
   const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal });
   return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap };
+}
+
+/**
+ * Several queries over the same scope and window (an alert engine tick), each answered as
+ * runScopeQuery would: the filter-only event queries in one scan of the window (batch.ts), the
+ * others one by one. A query's failure is its own: the batch falls back to single runs when its
+ * scan fails, so one slow or broken query cannot fail the rest.
+ */
+export async function runScopeQueries(
+  ctx: Context,
+  req: Omit<ScopeQueryRequest, 'query'> & { queries: string[] },
+): Promise<Array<{ ok: true; result: ScopeQueryResult } | { ok: false; error: unknown }>> {
+  const out: Array<{ ok: true; result: ScopeQueryResult } | { ok: false; error: unknown }> = new Array(req.queries.length);
+  const params = new Params();
+  const batch: Array<{ i: number; compiled: CompiledQuery }> = [];
+  const single: number[] = [];
+  req.queries.forEach((query, i) => {
+    try {
+      const { compiled } = compileScopeQuery(ctx, { ...req, query }, params);
+      if (combinable(compiled)) batch.push({ i, compiled });
+      else single.push(i);
+    } catch (error) {
+      out[i] = { ok: false, error };
+    }
+  });
+  const timeoutS = req.timeoutS ?? ctx.settings.get().query_timeout_s;
+  if (batch.length === 1) single.push(batch.pop()!.i);
+  if (batch.length > 1) {
+    let results: Awaited<ReturnType<typeof runBatch>> = null;
+    try {
+      results = await runBatch(ctx.ch, batch.map((b) => b.compiled), { timeoutS, signal: req.signal });
+    } catch (err) {
+      if (req.signal?.aborted) throw err;
+      results = null; // each alone below, with its own outcome
+    }
+    if (results) batch.forEach((b, k) => (out[b.i] = { ok: true, result: { rows: results![k]!.rows, compiled: b.compiled, limitHit: results![k]!.limitHit } }));
+    else single.push(...batch.map((b) => b.i));
+  }
+  for (const i of single.sort((a, b) => a - b)) {
+    try {
+      out[i] = { ok: true, result: await runScopeQuery(ctx, { ...req, query: req.queries[i]! }) };
+    } catch (error) {
+      out[i] = { ok: false, error };
+    }
+  }
+  return out;
 }

@@ -102,7 +102,7 @@ export async function runQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOpt
 }
 
 /** Turns engine rows (arrays in column order) into the response's row objects. */
-function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
+export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
   // Worked out once per query, not per row.
   const cols = q.columns;
   const at = (name: string) => cols.findIndex((c) => c.name === name);

@@ -9,7 +9,7 @@
 import schedule from 'node-schedule';
 import type { Context } from '../../context.ts';
 import type { Ingest } from '../../ingest/pipeline.ts';
-import { QueryInputError, runScopeQuery, type ScopeQueryResult } from '../../query/query-service.ts';
+import { QueryInputError, runScopeQueries, type ScopeQueryResult } from '../../query/query-service.ts';
 import { QueryExecutionError, QueryTimeoutError } from '../../query/run.ts';
 import { buildPayload } from '../actions/payload.ts';
 import { ENABLE_LOOKBACK_MS, scopeOf } from '../alerts-logic.ts';
@@ -104,14 +104,30 @@ export class AlertEngine {
     const settled = this.ingest.settledBefore();
     const alerts = this.ctx.alerts.enabled();
     const report: TickReport = { started_at: started.toISOString(), duration_ms: 0, alerts: alerts.length, windows: 0, fired: 0, failed: 0, overran: false };
-    let next = 0;
-    const worker = async () => {
-      while (next < alerts.length && !this.stopped) {
-        const a = alerts[next++]!;
-        await this.evaluate(a, settled, report);
+    // Each round takes every alert whose window is not yet up to `settled`; alerts of the same scope
+    // whose windows start at the same instant (after a tick, nearly all) share one scan of it.
+    let pending = alerts.map((a) => ({ a, start: a.cursor ? new Date(a.cursor) : new Date(started.getTime() - ENABLE_LOOKBACK_MS) }));
+    for (let round = 0; round < MAX_WINDOWS_PER_TICK && !this.stopped; round++) {
+      pending = pending.filter((x) => x.start < settled);
+      if (pending.length === 0) break;
+      const groups = new Map<string, typeof pending>();
+      for (const x of pending) {
+        const s = scopeOf(x.a);
+        const key = `${s.type}:${s.id}:${x.start.toISOString()}`;
+        groups.set(key, [...(groups.get(key) ?? []), x]);
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, this.o.concurrency) }, worker));
+      const list = [...groups.values()];
+      const advanced: typeof pending = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < list.length && !this.stopped) {
+          const group = list[next++]!;
+          advanced.push(...(await this.evaluate(group, settled, report)));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, this.o.concurrency) }, worker));
+      pending = advanced;
+    }
     if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = Date.now();
       this.ctx.alertExecutions.prune();
@@ -131,24 +147,35 @@ export class AlertEngine {
     return this.o.alertTimeoutS ?? Math.min(30, this.ctx.settings.get().query_timeout_s);
   }
 
-  /** Evaluates an alert's windows up to `settled`, each committed before the next. */
-  private async evaluate(a: Alert, settled: Date, report: TickReport): Promise<void> {
-    let start = a.cursor ? new Date(a.cursor) : new Date(Date.now() - ENABLE_LOOKBACK_MS);
-    for (let n = 0; n < MAX_WINDOWS_PER_TICK && start < settled; n++) {
-      const end = new Date(Math.min(settled.getTime(), start.getTime() + MAX_WINDOW_MS));
-      const t0 = performance.now();
-      let r: ScopeQueryResult;
-      try {
-        r = await runScopeQuery(this.ctx, { query: a.query_string, scope: scopeOf(a), start, end, timeoutS: this.timeoutS() });
-      } catch (err) {
+  /**
+   * One window for a group of alerts of one scope that start at the same instant: one call of
+   * runScopeQueries, then each alert's outcome committed on its own. Returns the alerts that moved
+   * on, with the start of their next window.
+   */
+  private async evaluate(group: Array<{ a: Alert; start: Date }>, settled: Date, report: TickReport): Promise<Array<{ a: Alert; start: Date }>> {
+    const start = group[0]!.start;
+    const end = new Date(Math.min(settled.getTime(), start.getTime() + MAX_WINDOW_MS));
+    const t0 = performance.now();
+    let outcomes: Awaited<ReturnType<typeof runScopeQueries>>;
+    try {
+      outcomes = await runScopeQueries(this.ctx, { queries: group.map((x) => x.a.query_string), scope: scopeOf(group[0]!.a), start, end, timeoutS: this.timeoutS() });
+    } catch (err) {
+      outcomes = group.map(() => ({ ok: false as const, error: err }));
+    }
+    const ms = Math.round(performance.now() - t0);
+    const moved: Array<{ a: Alert; start: Date }> = [];
+    group.forEach((x, i) => {
+      const o = outcomes[i]!;
+      if (!o.ok) {
         report.failed++;
-        this.failed(a, err);
+        this.failed(x.a, o.error);
         return;
       }
       report.windows++;
-      if (this.commit(a, start, end, r, Math.round(performance.now() - t0))) report.fired++;
-      start = end;
-    }
+      if (this.commit(x.a, start, end, o.result, ms)) report.fired++;
+      moved.push({ a: x.a, start: end });
+    });
+    return moved;
   }
 
   private failed(a: Alert, err: unknown): void {
