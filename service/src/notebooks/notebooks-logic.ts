@@ -173,16 +173,30 @@ export function sectionView(s: Section) {
   return view;
 }
 
-/** The whole notebook for a reader: its fields, sections with results, and where its live events resume. */
-export function fullView(ctx: Context, a: NotebookAccess) {
+function fullHead(ctx: Context, a: NotebookAccess) {
   return {
     ...notebookView(ctx, a.nb),
     scope: { ...scopeOf(a.nb), name: a.scopeName },
     can_edit: a.canEdit,
     // Read before the sections: an event stored after this point is replayed from here.
     live_event_id: ctx.live.cursor(LIVE_KIND, a.nb.id),
-    sections: ctx.notebooks.sections(a.nb.id, true).map(sectionView),
   };
+}
+
+/** The whole notebook for a reader: its fields, sections with results, and where its live events resume. */
+export function fullView(ctx: Context, a: NotebookAccess) {
+  return { ...fullHead(ctx, a), sections: ctx.notebooks.sections(a.nb.id, true).map(sectionView) };
+}
+
+/**
+ * fullView as the JSON text of its success envelope, with each section's stored results spliced in
+ * as stored: opening a notebook does not parse and print again megabytes of rows (for ten results of
+ * 1,000 rows, 3.4 MB, that took several times as long as the splice; figures in docs/architecture.md).
+ */
+export function fullViewJson(ctx: Context, a: NotebookAccess): string {
+  const head = JSON.stringify(fullHead(ctx, a));
+  const sections = ctx.notebooks.sections(a.nb.id, true).map(({ results, ...s }) => `${JSON.stringify(sectionView(s)).slice(0, -1)},"results":${results ?? 'null'}}`);
+  return `{"success":true,"data":${head.slice(0, -1)},"sections":[${sections.join(',')}]}}`;
 }
 
 // ---- changes --------------------------------------------------------------------------------

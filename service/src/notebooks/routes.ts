@@ -23,6 +23,7 @@ import {
   deleteNotebook,
   deleteSection,
   fullView,
+  fullViewJson,
   LIVE_KIND,
   notebookFor,
   notebookScope,
@@ -172,7 +173,9 @@ export async function notebookRoutes(app: App, ctx: Context) {
     },
   );
 
-  app.get(`${base}/:id`, { config: authenticated, schema: { params: IdParams } }, async (req) => ok(fullView(ctx, notebookFor(ctx, req.principal!, req.params.id))));
+  app.get(`${base}/:id`, { config: authenticated, schema: { params: IdParams } }, async (req, reply) =>
+    reply.type('application/json; charset=utf-8').send(fullViewJson(ctx, notebookFor(ctx, req.principal!, req.params.id))),
+  );
 
   app.put(
     `${base}/:id`,

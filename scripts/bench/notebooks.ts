@@ -1,0 +1,220 @@
+// Notebook benchmark (issue 15). Prints figures; asserts nothing.
+//
+//   npm run bench:notebooks [-- --edits 20 --opens 10 --headed]
+//
+// 1. Open: a notebook of 50 sections (40 notes of about 1 KB of Markdown, 10 query sections (the second, seventh… so one is on the first screen) each with
+//    a stored result of 1,000 rows of 13 fields) is made through the API. Measured: GET of the notebook
+//    alone (the service), then in Chromium the time from following a link to it (the app already
+//    loaded, as when it is opened from the list) until all 50 sections are in the page and the ten
+//    result tables show their rows, at the next animation frame; and the same from a full page load
+//    (the app's own start included).
+// 2. Edit latency: two browser contexts (the admin and an analyst) have one notebook open. In the
+//    first, a note's text is changed and saved with Ctrl+Enter; the time runs from that key press (a
+//    keydown listener in the first page) to the new text being in the second page's DOM (a
+//    MutationObserver there), both read as performance.timeOrigin + now() on one machine's clock.
+//    Repeated `--edits` times; median, 90th percentile and worst.
+// Targets printed next to the figures: open under 500 ms; an edit in the other browser within 200 ms.
+import { parseArgs } from 'node:util';
+import type { Page } from 'playwright-core';
+import { ADMIN_PASSWORD, makeUser, passwordOf, signIn } from '../../tests/support/appliance.ts';
+import { signInWithForm, startBrowserTest, stopBrowserTest } from '../../tests/support/browser.ts';
+import { fmt, median } from './support.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    edits: { type: 'string', default: '20' },
+    opens: { type: 'string', default: '10' },
+    headed: { type: 'boolean', default: false },
+  },
+});
+const EDITS = Number(args.edits);
+const OPENS = Number(args.opens);
+
+/** Runs in the page (a string: the bundler's helpers do not exist there): scrolls the shell a page per frame to the end. */
+const SCROLL_TO_END = `new Promise((resolve) => {
+  const main = document.querySelector('main');
+  const t = performance.now();
+  function step() {
+    main.scrollTop += main.clientHeight;
+    if (main.scrollTop + main.clientHeight >= main.scrollHeight - 1) resolve(t);
+    else requestAnimationFrame(step);
+  }
+  requestAnimationFrame(step);
+})`;
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+function note(i: number): string {
+  return [
+    `# Finding ${i}`,
+    `Host **web-${i}.dc1** talked to \`203.0.113.${i % 250}\` at regular intervals; see the query below.`,
+    '',
+    '- first seen in the proxy logs',
+    '- confirmed on the EDR timeline',
+    `- ticket [IR-${1000 + i}](https://tickets.example.org/IR-${1000 + i})`,
+    '',
+    '| field | value |',
+    '| --- | --- |',
+    `| user | svc-${i} |`,
+    `| process | C:\\\\Windows\\\\System32\\\\rundll32.exe |`,
+    '',
+    '> Analyst note: the beacon interval matches the known family; containment requested.',
+    ''.padEnd(400, 'Further narrative. '),
+  ].join('\n');
+}
+
+function rows(n: number, seed: number): Array<Record<string, unknown>> {
+  const t0 = Date.parse('2026-03-01T00:00:00Z');
+  return Array.from({ length: n }, (_, i) => ({
+    timestamp: new Date(t0 + (seed * n + i) * 1000).toISOString().replace('T', ' ').replace('Z', ''),
+    log_id: `00000000-0000-4000-8000-${String(seed * n + i).padStart(12, '0')}`,
+    fractal_id: '00000000-0000-4000-8000-000000000001',
+    host: `web-${i % 50}.dc1.example.net`,
+    service: ['nginx', 'auth', 'billing'][i % 3],
+    level: ['info', 'warn', 'error'][i % 3],
+    src_ip: `10.${i % 256}.${(i * 7) % 256}.${(i * 13) % 256}`,
+    method: i % 5 ? 'GET' : 'POST',
+    path: ['/login', '/api/v1/orders', '/static/app.js'][i % 3],
+    status: [200, 404, 500][i % 3],
+    bytes: (i * 7919) % 50000,
+    user: ['alice', 'bob', 'mallory'][i % 3],
+    message: `request ${i} handled for ${['alice', 'bob', 'mallory'][i % 3]}`,
+  }));
+}
+
+const { a, browser } = await startBrowserTest({ headless: !args.headed });
+try {
+  const admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+  await makeUser(admin, 'ben');
+  const fractalId = a.context.fractals.defaultFractal()!.id;
+  await admin.post(`/api/v1/fractals/${fractalId}/permissions`, { username: 'ben', role: 'analyst' });
+
+  // ---- 1. open ------------------------------------------------------------------------------------
+  const sections = Array.from({ length: 50 }, (_, i) =>
+    i % 5 === 1 ? { section_type: 'query', title: `Query ${i}`, content: `host=web-${i}.dc1.example.net | table(host, status, message)` } : { section_type: 'markdown', title: `Note ${i}`, content: note(i) },
+  );
+  const big = (await admin.post('/api/v1/notebooks', { name: 'Fifty sections', fractal_id: fractalId, sections })).body.data;
+  let stored = 0;
+  for (const [k, s] of (big.sections as Array<{ id: string; section_type: string }>).entries()) {
+    if (s.section_type !== 'query') continue;
+    const r = await admin.put(`/api/v1/notebooks/${big.id}/sections/${s.id}/results`, { results: { results: rows(1000, k), query: 'bench', is_aggregated: false } });
+    if (r.status !== 200) throw new Error(`storing results failed: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+    stored++;
+  }
+  const apiTimes: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < OPENS; i++) {
+    const t = performance.now();
+    const r = await fetch(`${a.url}/api/v1/notebooks/${big.id}`, { headers: { cookie: admin.cookie } });
+    bytes = (await r.arrayBuffer()).byteLength;
+    apiTimes.push(performance.now() - t);
+  }
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await page.goto(`${a.url}/#/notebooks`);
+  await signInWithForm(page);
+  await page.getByRole('heading', { name: 'Notebooks', level: 1 }).waitFor();
+  // Open: all 50 sections in the page, and every result table in view drawn with its rows (tables
+  // further down are drawn as they come near the view: see the scroll figure).
+  const ready = (p: Page) =>
+    p.waitForFunction(
+      () => {
+        const all = [...document.querySelectorAll('article[data-section]')];
+        if (all.length !== 50) return false;
+        const inView = all.filter((s) => {
+          const r = s.getBoundingClientRect();
+          return s.getAttribute('data-type') === 'query' && r.top < innerHeight && r.bottom > 0;
+        });
+        return inView.length > 0 && inView.every((s) => s.querySelector('[role="grid"] [role="row"][data-i]'));
+      },
+      undefined,
+      { polling: 'raf', timeout: 30_000 },
+    );
+  const allTables = (p: Page) =>
+    p.waitForFunction(() => document.querySelectorAll('article[data-section][data-type="query"] [role="grid"] [role="row"][data-i]').length > 0 &&
+      [...document.querySelectorAll('article[data-section][data-type="query"]')].every((s) => s.querySelector('[role="grid"] [role="row"][data-i]')), undefined, { polling: 'raf', timeout: 30_000 });
+  const inApp: number[] = [];
+  const scrolled: number[] = [];
+  for (let i = 0; i < OPENS; i++) {
+    await page.evaluate(() => (location.hash = '#/notebooks'));
+    await page.getByRole('table', { name: 'Notebooks' }).getByRole('link', { name: 'Fifty sections' }).waitFor();
+    const t0 = await page.evaluate(() => {
+      const t = performance.now();
+      (document.querySelector('table[aria-label="Notebooks"] a') as HTMLAnchorElement).click();
+      return t;
+    });
+    await ready(page);
+    const t1 = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))));
+    inApp.push(t1 - t0);
+    // Then to the end of the notebook: every other table drawn on the way.
+    // A page of scrolling per frame (a quick wheel or a held Page Down) down to the end.
+    const s0 = (await page.evaluate(SCROLL_TO_END)) as number;
+    await allTables(page);
+    scrolled.push((await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))))) - s0);
+  }
+  const cold: number[] = [];
+  for (let i = 0; i < Math.min(OPENS, 5); i++) {
+    await page.goto('about:blank'); // else only the hash would change: no new document
+    await page.goto(`${a.url}/#/notebooks/${big.id}`, { waitUntil: 'commit' });
+    await ready(page);
+    const t = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))));
+    cold.push(t); // from the navigation's start (performance's time origin)
+  }
+  await page.close();
+
+  // ---- 2. edit latency ------------------------------------------------------------------------------
+  const small = (await admin.post('/api/v1/notebooks', { name: 'Latency', fractal_id: fractalId, sections: [{ section_type: 'markdown', content: 'start' }] })).body.data;
+  const ctxA = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const ctxB = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const pageA = await ctxA.newPage();
+  const pageB = await ctxB.newPage();
+  await pageA.goto(`${a.url}/#/notebooks/${small.id}`);
+  await signInWithForm(pageA);
+  await pageB.goto(`${a.url}/#/notebooks/${small.id}`);
+  await pageB.getByLabel('Username').fill('ben');
+  await pageB.getByLabel('Password').fill(passwordOf('ben'));
+  await pageB.getByRole('button', { name: 'Sign in' }).click();
+  for (const p of [pageA, pageB]) await p.locator('.avatar').nth(1).waitFor(); // both present: both live
+  await pageA.evaluate(() =>
+    window.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && e.ctrlKey) (window as any).__pressedAt = performance.timeOrigin + performance.now();
+    }, true),
+  );
+  const latencies: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const marker = `edit-${i}-${Math.random().toString(36).slice(2, 8)}`;
+    await pageB.evaluate((m) => {
+      (window as any).__seenAt = null;
+      const obs = new MutationObserver(() => {
+        if (document.querySelector('article[data-section] .md')?.textContent?.includes(m)) {
+          (window as any).__seenAt = performance.timeOrigin + performance.now();
+          obs.disconnect();
+        }
+      });
+      obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+    }, marker);
+    await pageA.getByRole('button', { name: 'Edit' }).click();
+    const box = pageA.getByLabel(/^Markdown of/);
+    await box.fill(`# Note\n${marker}`);
+    await box.press('Control+Enter');
+    await pageB.waitForFunction(() => (window as any).__seenAt !== null, undefined, { timeout: 10_000 });
+    const seen = await pageB.evaluate(() => (window as any).__seenAt as number);
+    const pressed = await pageA.evaluate(() => (window as any).__pressedAt as number);
+    latencies.push(seen - pressed);
+    await pageA.getByRole('button', { name: 'Edit' }).waitFor();
+  }
+  await ctxA.close();
+  await ctxB.close();
+
+  console.log('\nNotebook benchmark (the machine is shared: other work running at the same time moves these figures)');
+  console.log(`  open a notebook of 50 sections with ${stored} stored results of 1,000 rows (${fmt(bytes / 1024)} KiB of JSON):`);
+  console.log(`    GET /api/v1/notebooks/{id} alone      median ${ms(median(apiTimes))}  (min ${ms(Math.min(...apiTimes))}, max ${ms(Math.max(...apiTimes))}, ${OPENS} runs)`);
+  console.log(`    from a link in the app to rendered    median ${ms(median(inApp))}  (min ${ms(Math.min(...inApp))}, max ${ms(Math.max(...inApp))}, ${OPENS} runs)   target < 500 ms`);
+  console.log(`    then scrolled to the end, the other tables drawn: median ${ms(median(scrolled))} (max ${ms(Math.max(...scrolled))})`);
+  console.log(`    full page load to rendered            median ${ms(median(cold))}  (min ${ms(Math.min(...cold))}, max ${ms(Math.max(...cold))}, ${cold.length} runs)`);
+  console.log(`  an edit saved in one browser, in the other's DOM: median ${ms(median(latencies))}, p90 ${ms(quantile(latencies, 0.9))}, worst ${ms(Math.max(...latencies))} (${EDITS} edits)   target < 200 ms`);
+  console.log(`    all: ${latencies.map((x) => x.toFixed(0)).join(' ')}`);
+} finally {
+  await stopBrowserTest(a, browser);
+}
