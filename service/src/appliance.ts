@@ -43,6 +43,10 @@ import { Metrics } from './metrics/metrics.ts';
 import { AiClient } from './notebooks/ai-client.ts';
 import { NotebooksStore } from './notebooks/notebooks-store.ts';
 import { notebookRoutes } from './notebooks/routes.ts';
+import { FeedsStore } from './feeds/feeds-store.ts';
+import { syncInBackground, waitForSyncs } from './feeds/feeds-logic.ts';
+import { feedRoutes } from './feeds/routes.ts';
+import { FeedScheduler } from './feeds/scheduler.ts';
 import { NormalizerCache } from './normalizers/normalizer-cache.ts';
 import { NormalizersStore } from './normalizers/normalizers-store.ts';
 import { normalizerRoutes } from './normalizers/routes.ts';
@@ -108,6 +112,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const fractals = new FractalsStore(db);
   const logs = new LogStore(ch);
   const normalizers = new NormalizersStore(db);
+  const feeds = new FeedsStore(db, box);
   const ctx: Context = {
     config,
     log: app.log,
@@ -147,6 +152,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     alerts: new AlertsStore(db),
     alertActions: new ActionsStore(db, box),
     alertExecutions: new ExecutionsStore(db),
+    feeds,
+    feedScheduler: new FeedScheduler(feeds, (id) => syncInBackground(ctx, id)),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -161,7 +168,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, dashboardRoutes, alertRoutes, actionRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, dashboardRoutes, alertRoutes, actionRoutes, feedRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {
@@ -175,6 +182,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   // After the spool replay was queued: its logs hold the engine's windows back until stored.
   const alertEngine = new AlertEngine(ctx, ingest, { concurrency: 4, deliverySlots: 4, retryBackoffMs: 1000 });
   alertEngine.start();
+  ctx.feedScheduler.start();
   const port = (app.server.address() as { port: number }).port;
   let metricsServer: Server | null = null;
 
@@ -192,6 +200,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
         await app.close(); // no new requests; then everything accepted goes into storage
+        ctx.feedScheduler.stop();
+        await waitForSyncs(); // a sync holds the metadata store until it has recorded its outcome
         await alertEngine.stop();
         await ingest.stop();
         await ctx.retention.stop();

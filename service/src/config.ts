@@ -37,6 +37,8 @@ export interface Config {
   metricsPort: number;
   queryTimeoutS: number;
   alertIntervalS: number;
+  /** How long git may take to clone a feed's repository (SVC_FEED_GIT_TIMEOUT_S; a hanging server is given up on). */
+  feedGitTimeoutS: number;
   ai: { baseUrl: string; apiKey: string | null; model: string | null } | null;
   logLevel: LogLevel;
   /**
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     metricsPort: metrics.port,
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
     alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
+    feedGitTimeoutS: integer(env, 'SVC_FEED_GIT_TIMEOUT_S', 120, 1, 3600),
     ai: aiBase
       ? { baseUrl: aiBase, apiKey: read(env, 'SVC_AI_API_KEY') ?? null, model: read(env, 'SVC_AI_MODEL') ?? null }
       : null,

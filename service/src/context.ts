@@ -21,6 +21,8 @@ import type { RetentionEnforcer } from './logs/retention.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { AiClient } from './notebooks/ai-client.ts';
 import type { NotebooksStore } from './notebooks/notebooks-store.ts';
+import type { FeedsStore } from './feeds/feeds-store.ts';
+import type { FeedScheduler } from './feeds/scheduler.ts';
 import type { NormalizerCache } from './normalizers/normalizer-cache.ts';
 import type { NormalizersStore } from './normalizers/normalizers-store.ts';
 import type { SettingsStore } from './settings/settings-store.ts';
@@ -68,4 +70,7 @@ export interface Context {
   alerts: AlertsStore;
   alertActions: ActionsStore;
   alertExecutions: ExecutionsStore;
+  feeds: FeedsStore;
+  /** Scheduled feed syncs (started by appliance.ts once the service listens). */
+  feedScheduler: FeedScheduler;
 }

@@ -12,8 +12,8 @@ import { resolveReadScope } from '../auth/read-scope.ts';
 import type { Context } from '../context.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { validationSentence } from '../http/validation-message.ts';
-import { prepareScopeQuery, QueryInputError } from '../query/query-service.ts';
-import { ACTION_KINDS, SEVERITIES, type ActionIds, type Alert, type AlertDefinition, type Severity } from './alerts-store.ts';
+import { prepareScopeQueries, prepareScopeQuery, QueryInputError, type PreparedQuery } from '../query/query-service.ts';
+import { ACTION_KINDS, SEVERITIES, type ActionIds, type Alert, type AlertDefinition, type AlertType, type Severity } from './alerts-store.ts';
 
 /** Switching an alert on (again) starts its window this far back, not where it stopped. */
 export const ENABLE_LOOKBACK_MS = 5 * 60_000;
@@ -127,16 +127,8 @@ export function targetScope(ctx: Context, p: Principal, body: { fractal_id?: str
 
 const fieldError = (where: string, field: string, sentence: string) => badRequest(`${where}The field "${field}" ${sentence}`);
 
-/**
- * Every check of an alert, as it will be stored in `scope`. `where` prefixes the sentences of an
- * import ("alerts[2] (line 14): "). Throws a 400 naming the field.
- */
-export async function checkDefinition(
-  ctx: Context,
-  scope: { type: ScopeType; id: string },
-  b: AlertBody,
-  where = '',
-): Promise<AlertDefinition> {
+/** The checks of an alert's own fields (everything but whether its query compiles). */
+function checkFields(ctx: Context, scope: { type: ScopeType; id: string }, b: AlertBody, where: string) {
   const name = (b.name ?? '').trim();
   if (!name) throw fieldError(where, 'name', 'must not be empty.');
   const query = b.query_string ?? '';
@@ -153,23 +145,6 @@ export async function checkDefinition(
   if (throttleField && !FIELD.test(throttleField)) {
     throw fieldError(where, 'throttle_field', `is not a field name: use letters, digits, "_", ".", "-", starting with a letter or "_".`);
   }
-  let prepared;
-  try {
-    const end = new Date();
-    prepared = await prepareScopeQuery(ctx, { query, scope, start: new Date(end.getTime() - 60_000), end });
-  } catch (err) {
-    if (err instanceof QueryInputError) {
-      throw new HttpError(400, `${where}The field "query_string" does not compile: ${err.message.replace(/\.?$/, '.')}`, {}, err.errorPos ? { error_pos: err.errorPos } : {});
-    }
-    throw err;
-  }
-  const aggregated = prepared.compiled.isAggregated;
-  if (alertType === 'compound' && !aggregated) {
-    throw fieldError(where, 'alert_type', 'is compound, which fires on the rows of an aggregating query (e.g. groupBy(user) | _count > 20); this query returns events: use event.');
-  }
-  if (alertType === 'event' && aggregated) {
-    throw fieldError(where, 'alert_type', 'is event, which fires on matching events; this query aggregates: use compound.');
-  }
   const actions: ActionIds = { webhook: [], email: [], fractal: [], dictionary: [] };
   for (const kind of ACTION_KINDS) {
     const ids = [...new Set(b[idsField(kind)] ?? [])];
@@ -180,21 +155,96 @@ export async function checkDefinition(
     }
     actions[kind] = ids;
   }
+  return { name, query, alertType: alertType as AlertType, severity, throttle, throttleField, actions };
+}
+
+/** The definition once its query is prepared (or the 400 its query's error makes). */
+function definitionOf(
+  scope: { type: ScopeType; id: string },
+  b: AlertBody,
+  f: ReturnType<typeof checkFields>,
+  prepared: PreparedQuery | QueryInputError,
+  where: string,
+): AlertDefinition {
+  if (prepared instanceof QueryInputError) {
+    throw new HttpError(400, `${where}The field "query_string" does not compile: ${prepared.message.replace(/\.?$/, '.')}`, {}, prepared.errorPos ? { error_pos: prepared.errorPos } : {});
+  }
+  const aggregated = prepared.compiled.isAggregated;
+  if (f.alertType === 'compound' && !aggregated) {
+    throw fieldError(where, 'alert_type', 'is compound, which fires on the rows of an aggregating query (e.g. groupBy(user) | _count > 20); this query returns events: use event.');
+  }
+  if (f.alertType === 'event' && aggregated) {
+    throw fieldError(where, 'alert_type', 'is event, which fires on matching events; this query aggregates: use compound.');
+  }
   return {
-    name,
+    name: f.name,
     description: b.description ?? '',
     fractal_id: scope.type === 'fractal' ? scope.id : null,
     prism_id: scope.type === 'prism' ? scope.id : null,
-    query_string: query,
-    alert_type: alertType,
-    severity,
+    query_string: f.query,
+    alert_type: f.alertType,
+    severity: f.severity,
     labels: b.labels ?? [],
     references: b.references ?? [],
     enabled: b.enabled ?? true,
-    throttle_time_seconds: throttle,
-    throttle_field: throttleField,
-    actions,
+    throttle_time_seconds: f.throttle,
+    throttle_field: f.throttleField,
+    actions: f.actions,
   };
+}
+
+/** A query checked for a scope over the last minute (what saving an alert validates). */
+const checkRequest = (query: string, scope: { type: ScopeType; id: string }) => {
+  const end = new Date();
+  return { query, scope, start: new Date(end.getTime() - 60_000), end };
+};
+
+/**
+ * Every check of an alert, as it will be stored in `scope`. `where` prefixes the sentences of an
+ * import ("alerts[2] (line 14): "). Throws a 400 naming the field.
+ */
+export async function checkDefinition(
+  ctx: Context,
+  scope: { type: ScopeType; id: string },
+  b: AlertBody,
+  where = '',
+): Promise<AlertDefinition> {
+  const f = checkFields(ctx, scope, b, where);
+  let prepared: PreparedQuery | QueryInputError;
+  try {
+    prepared = await prepareScopeQuery(ctx, checkRequest(f.query, scope));
+  } catch (err) {
+    if (!(err instanceof QueryInputError)) throw err;
+    prepared = err;
+  }
+  return definitionOf(scope, b, f, prepared, where);
+}
+
+/**
+ * checkDefinition for the many alerts of a feed sync, their queries checked together (thousands of
+ * regexes in a few engine statements instead of one each). Each result is the definition or the
+ * 400 that checkDefinition would have thrown.
+ */
+export async function checkDefinitions(ctx: Context, scope: { type: ScopeType; id: string }, bodies: AlertBody[]): Promise<Array<AlertDefinition | HttpError>> {
+  const fields = bodies.map((b) => {
+    try {
+      return checkFields(ctx, scope, b, '');
+    } catch (err) {
+      if (err instanceof HttpError) return err;
+      throw err;
+    }
+  });
+  const prepared = await prepareScopeQueries(ctx, fields.flatMap((f) => (f instanceof HttpError ? [] : [checkRequest(f.query, scope)])));
+  let next = 0;
+  return fields.map((f, i) => {
+    if (f instanceof HttpError) return f;
+    try {
+      return definitionOf(scope, bodies[i]!, f, prepared[next++]!, '');
+    } catch (err) {
+      if (err instanceof HttpError) return err;
+      throw err;
+    }
+  });
 }
 
 /** The body an existing alert would have, for PUT's partial update and for duplicate. */
@@ -220,6 +270,8 @@ export async function updateAlert(ctx: Context, p: Principal, id: string, b: Ale
     throw badRequest('An alert cannot move to another fractal or prism; duplicate it there instead.');
   }
   const d = await checkDefinition(ctx, scopeOf(a), { ...bodyOf(a), ...b });
+  // A feed's alert is the feed's: an edit becomes a manual copy, and the next sync keeps the feed's version as the repository has it.
+  if (a.feed_id) return ctx.alerts.create({ ...d, feed_id: null, source_path: null, source_rule_id: null }, creatorName(p), enableCursor());
   return ctx.alerts.update(id, d, enableCursor());
 }
 

@@ -63,6 +63,37 @@ export async function checkRegexes(ch: Analytics, patterns: string[]): Promise<v
   }
 }
 
+const REGEX_CHUNK = 400;
+
+/**
+ * The patterns the engine refuses, each with its reason, for many queries at once (a feed sync
+ * checks thousands): chunks in one statement each, a failing chunk halved until the culprits show.
+ */
+export async function refusedRegexes(ch: Analytics, patterns: string[]): Promise<Map<string, string>> {
+  const refused = new Map<string, string>();
+  const check = async (list: string[]): Promise<void> => {
+    if (list.length === 0) return;
+    try {
+      await compileInEngine(ch, list);
+    } catch (err) {
+      if (list.length === 1) {
+        const msg = String((err as Error).message ?? err);
+        // Only the engine's refusal of the pattern itself counts; an engine that fails otherwise fails the whole check.
+        if (!/re2|regular expression|OptimizedRegularExpression/i.test(msg)) throw err;
+        const reason = /(?:Cannot compile re2|OptimizedRegularExpression)[^:]*:\s*([^,(]*)/.exec(msg)?.[1]?.trim();
+        refused.set(list[0]!, `invalid regular expression "${list[0]}"${reason ? `: ${reason}` : ''}`);
+        return;
+      }
+      const half = Math.ceil(list.length / 2);
+      await check(list.slice(0, half));
+      await check(list.slice(half));
+    }
+  };
+  const unique = [...new Set(patterns)];
+  for (let i = 0; i < unique.length; i += REGEX_CHUNK) await check(unique.slice(i, i + REGEX_CHUNK));
+  return refused;
+}
+
 export interface RunOptions {
   timeoutS: number;
   signal?: AbortSignal;
