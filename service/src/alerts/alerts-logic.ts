@@ -15,9 +15,12 @@ import { validationSentence } from '../http/validation-message.ts';
 import { prepareScopeQueries, prepareScopeQuery, QueryInputError, type PreparedQuery } from '../query/query-service.ts';
 import { ACTION_KINDS, SEVERITIES, type ActionIds, type Alert, type AlertDefinition, type AlertType, type Severity } from './alerts-store.ts';
 
-/** Switching an alert on (again) starts its window this far back, not where it stopped. */
+/**
+ * Switching an alert on (again) starts its window this far back, not where it stopped, on a whole
+ * minute: alerts switched on within the same minute then start together and share their first scan.
+ */
 export const ENABLE_LOOKBACK_MS = 5 * 60_000;
-export const enableCursor = (now = Date.now()): string => new Date(now - ENABLE_LOOKBACK_MS).toISOString();
+export const enableCursor = (now = Date.now()): string => new Date(Math.floor((now - ENABLE_LOOKBACK_MS) / 60_000) * 60_000).toISOString();
 
 /** A field name of the query language (query-language.md §1.1 identifier). */
 const FIELD = /^[\p{L}_][\p{L}\p{N}_.*-]{0,199}$/u;

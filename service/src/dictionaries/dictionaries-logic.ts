@@ -3,10 +3,10 @@
 // changing one needs the analyst role there (an API key: `alert_manage`, as for alerts, which
 // fill dictionaries too). A global dictionary is read by everyone and changed by global admins.
 import { enforceScopeRule } from '../auth/access.ts';
-import type { Principal, ScopeType } from '../auth/principal.ts';
+import { assertReadable, ownerFor as ownedBy, ownerScope, type Owner } from '../auth/owned.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
-import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
-import { resolveReadScope } from '../auth/read-scope.ts';
+import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
 import { CsvError, parseCsv } from './csv.ts';
 import type { Dictionary, DictionaryRow } from './dictionaries-store.ts';
 
@@ -19,10 +19,7 @@ const NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,99}$/u;
 /** Column names are field names of the query language: match() adds them under their own names. */
 const COLUMN = /^[\p{L}_][\p{L}\p{N}_.-]{0,99}$/u;
 
-export interface DictionaryOwner {
-  fractal_id: string | null;
-  prism_id: string | null;
-}
+export type DictionaryOwner = Owner;
 
 export function view(d: Dictionary, rowCount: number) {
   return {
@@ -41,21 +38,12 @@ export function view(d: Dictionary, rowCount: number) {
   };
 }
 
-const ownerScope = (d: DictionaryOwner): { type: ScopeType; id: string } | null =>
-  d.fractal_id ? { type: 'fractal', id: d.fractal_id } : d.prism_id ? { type: 'prism', id: d.prism_id } : null;
-
 /** The dictionary `id` if the caller may read it; otherwise 404, so its existence is not revealed. */
 export function readable(ctx: Context, p: Principal | null, id: string): Dictionary {
   const d = ctx.dictionaries.get(id);
   const missing = notFound(`Dictionary ${id} not found.`);
   if (!d) throw missing;
-  const scope = ownerScope(d);
-  if (!scope) return d;
-  try {
-    resolveReadScope(ctx, p, scope.type === 'fractal' ? { fractal_id: scope.id } : { prism_id: scope.id });
-  } catch (err) {
-    throw err instanceof HttpError && err.statusCode === 404 ? missing : err;
-  }
+  assertReadable(ctx, p, d, missing);
   return d;
 }
 
@@ -80,13 +68,7 @@ export function writable(ctx: Context, p: Principal, id: string): Dictionary {
 
 /** Where a new dictionary goes: the named fractal or prism, everyone (`is_global`), else the session's selection. */
 export function ownerFor(ctx: Context, p: Principal, body: { fractal_id?: string; prism_id?: string; is_global?: boolean }): DictionaryOwner {
-  if (body.is_global) {
-    if (body.fractal_id || body.prism_id) throw badRequest('A dictionary is either global (is_global) or belongs to fractal_id or prism_id, not both.');
-    return { fractal_id: null, prism_id: null };
-  }
-  if (body.fractal_id && body.prism_id) throw badRequest('Give fractal_id or prism_id, not both.');
-  const scope = resolveReadScope(ctx, p, body);
-  return scope.type === 'fractal' ? { fractal_id: scope.id, prism_id: null } : { fractal_id: null, prism_id: scope.id };
+  return ownedBy(ctx, p, body, 'A dictionary');
 }
 
 export function checkName(ctx: Context, owner: DictionaryOwner, name: string, except?: string): string {

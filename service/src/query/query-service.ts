@@ -260,18 +260,28 @@ export async function runScopeQueries(
     }
   });
   const timeoutS = req.timeoutS ?? ctx.settings.get().query_timeout_s;
-  if (batch.length === 1) single.push(batch.pop()!.i);
-  if (batch.length > 1) {
+  // A batch whose rows pass BATCH_ROW_LIMIT, or whose scan fails, is split in halves until the parts
+  // fit (a lone query runs as runScopeQuery would).
+  const runPart = async (part: typeof batch): Promise<void> => {
+    if (part.length === 1) {
+      single.push(part[0]!.i);
+      return;
+    }
     let results: Awaited<ReturnType<typeof runBatch>> = null;
     try {
-      results = await runBatch(ctx.ch, batch.map((b) => b.compiled), { timeoutS, signal: req.signal });
+      results = await runBatch(ctx.ch, part.map((b) => b.compiled), { timeoutS, signal: req.signal });
     } catch (err) {
       if (req.signal?.aborted) throw err;
-      results = null; // each alone below, with its own outcome
     }
-    if (results) batch.forEach((b, k) => (out[b.i] = { ok: true, result: { rows: results![k]!.rows, compiled: b.compiled, limitHit: results![k]!.limitHit } }));
-    else single.push(...batch.map((b) => b.i));
-  }
+    if (results) {
+      part.forEach((b, k) => (out[b.i] = { ok: true, result: { rows: results![k]!.rows, compiled: b.compiled, limitHit: results![k]!.limitHit } }));
+      return;
+    }
+    const half = Math.ceil(part.length / 2);
+    await runPart(part.slice(0, half));
+    await runPart(part.slice(half));
+  };
+  if (batch.length) await runPart(batch);
   for (const i of single.sort((a, b) => a - b)) {
     try {
       out[i] = { ok: true, result: await runScopeQuery(ctx, { ...req, query: req.queries[i]! }) };

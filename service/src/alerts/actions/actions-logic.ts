@@ -4,8 +4,8 @@
 // analysts can attach them to alerts. Secrets are never shown: a view says only that one is set.
 import { Type, type Static } from 'typebox';
 import { enforceScopeRule } from '../../auth/access.ts';
-import type { Principal, ScopeType } from '../../auth/principal.ts';
-import { resolveReadScope } from '../../auth/read-scope.ts';
+import { assertReadable, ownerFor as ownedBy, ownerScope } from '../../auth/owned.ts';
+import type { Principal } from '../../auth/principal.ts';
 import type { Context } from '../../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../../http/errors.ts';
 import type { ActionKind } from '../alerts-store.ts';
@@ -79,9 +79,6 @@ export function viewAction(a: Action): Record<string, unknown> {
   return out;
 }
 
-const ownerScope = (o: ActionOwner): { type: ScopeType; id: string } | null =>
-  o.fractal_id ? { type: 'fractal', id: o.fractal_id } : o.prism_id ? { type: 'prism', id: o.prism_id } : null;
-
 /** Refuses unless the caller may change actions of this owner (its admins; global: global admins). */
 export function mayChange(ctx: Context, p: Principal, owner: ActionOwner): void {
   const scope = ownerScope(owner);
@@ -97,13 +94,7 @@ export function readableAction<K extends ActionKind>(ctx: Context, p: Principal 
   const a = ctx.alertActions.get(kind, id);
   const missing = notFound(`${KIND_LABEL[kind]} ${id} not found.`);
   if (!a) throw missing;
-  const scope = ownerScope(a);
-  if (!scope) return a;
-  try {
-    resolveReadScope(ctx, p, scope.type === 'fractal' ? { fractal_id: scope.id } : { prism_id: scope.id });
-  } catch (err) {
-    throw err instanceof HttpError && err.statusCode === 404 ? missing : err;
-  }
+  assertReadable(ctx, p, a, missing);
   return a;
 }
 
@@ -114,15 +105,7 @@ export function writableAction<K extends ActionKind>(ctx: Context, p: Principal,
 }
 
 /** Where a new action goes: the named fractal or prism, everyone (`is_global`), else the session's selection. */
-export function ownerFor(ctx: Context, p: Principal, body: { fractal_id?: string; prism_id?: string; is_global?: boolean }): ActionOwner {
-  if (body.is_global) {
-    if (body.fractal_id || body.prism_id) throw badRequest('An action is either global (is_global) or belongs to fractal_id or prism_id, not both.');
-    return { fractal_id: null, prism_id: null };
-  }
-  if (body.fractal_id && body.prism_id) throw badRequest('Give fractal_id or prism_id, not both.');
-  const scope = resolveReadScope(ctx, p, body);
-  return scope.type === 'fractal' ? { fractal_id: scope.id, prism_id: null } : { fractal_id: null, prism_id: scope.id };
-}
+export const ownerFor = (ctx: Context, p: Principal, body: { fractal_id?: string; prism_id?: string; is_global?: boolean }): ActionOwner => ownedBy(ctx, p, body, 'An action');
 
 const field = (name: string, sentence: string) => badRequest(`The field "${name}" ${sentence}`);
 
