@@ -295,7 +295,11 @@ export function valueRule(ours: unknown, theirs: string): string | undefined {
     }
   }
   if (/^([0-9A-F]{2})+$/.test(ours) && Buffer.from(ours, 'hex').toString('base64') === theirs) return 'binary in base64';
-  if (FLOAT.test(ours) && theirs !== '' && (Number(theirs) === Number(ours) || Math.fround(Number(theirs)) === Number(ours))) return 'float by repr';
+  // python-evtx prints the exact double of a float (a Real32 widened: 0.1 → 0.10000000149011612).
+  if (FLOAT.test(ours) && /^-?(\d|inf|nan)/.test(theirs)) {
+    const x = Number(theirs.replace(/^(-?)inf$/, '$1Infinity').replace('nan', 'NaN'));
+    if (x === Number(ours.replace(/^(-?)inf$/, '$1Infinity')) || (Math.fround(x) === x && Math.fround(Number(ours)) === x)) return 'float by repr';
+  }
   if (ours.replace(RESTRICTED, '') === theirs) return 'control characters removed';
   return undefined;
 }

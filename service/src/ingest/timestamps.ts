@@ -160,7 +160,7 @@ export function daysFromCivil(y: number, m: number, d: number): number {
 }
 
 /** The civil date of a day number since 1970-01-01, as [year, month 1-12, day]. */
-function civilFromDays(z: number): [number, number, number] {
+export function civilFromDays(z: number): [number, number, number] {
   z += 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;

@@ -2,7 +2,8 @@
 // double (|n| > 2^53 - 1), or a number a double cannot hold at all, is kept as its literal text in
 // a BigNumberText, so 2^64 + 1 is stored as 18446744073709551617, never wrapped or rounded.
 // Shared by every ingest path that reads JSON records (ingest/parsers/json.ts, ingest/bulk/parse.ts)
-// and by the query rows, which read the stored fields back (query/run.ts).
+// and by the query rows, which read the stored fields back (query/run.ts); exactJsonText writes
+// such values back as JSON text (OTLP bodies, the .evtx reader's events).
 
 /** A JSON number too large for a double, kept as its exact text (stored faithfully, never wrapped). */
 export class BigNumberText {
@@ -10,6 +11,19 @@ export class BigNumberText {
   toJSON(): string {
     return this.text;
   }
+}
+
+/**
+ * JSON text of a value in which a BigNumberText stays a bare number with every digit
+ * (JSON.stringify would write it as a string): the OTLP body text, the .evtx reader's NDJSON.
+ */
+export function exactJsonText(v: unknown): string {
+  if (v instanceof BigNumberText) return v.text;
+  if (Array.isArray(v)) return `[${v.map(exactJsonText).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${exactJsonText(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 /** Assigns an own property, also for the name `__proto__`. */

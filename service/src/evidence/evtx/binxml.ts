@@ -2,7 +2,7 @@
 // definitions and template instances, turned into an element tree with the substitution values
 // in place. One ChunkBinXml per chunk: names and template definitions are addressed by their
 // offset in the chunk, so both are cached per chunk, and a template is parsed once per chunk.
-import { ArrayValue, type Scalar, type Value, ValueError, ValueType, decodeInlineValue, decodeValue, u16, u32, utf16 } from './values.ts';
+import { ArrayValue, FIXED_SIZE, type Scalar, type Value, ValueError, ValueType, decodeValue, u16, u32, utf16 } from './values.ts';
 
 /** An element of the event: its attributes in order, its content (text, values, elements) in order. */
 export class XmlElement {
@@ -83,14 +83,16 @@ export class ChunkBinXml {
     return s;
   }
 
-  /** Reads a name reference at p; a name written in place (offset == p + 4) is skipped. Returns [name, next p]. */
-  private nameRef(p: number): [string, number] {
+  /** The name of the last nameRef() read. */
+  private refName = '';
+
+  /** Reads a name reference at p into refName; a name written in place (offset == p + 4) is skipped. Returns the next p. */
+  private nameRef(p: number): number {
     const offset = u32(this.b, p);
-    const name = this.name(offset);
+    this.refName = this.name(offset);
     p += 4;
     // next-string link (4), hash (2), length (2), characters, NUL terminator (2)
-    if (offset === p) p += 10 + 2 * u16(this.b, p + 6);
-    return [name, p];
+    return offset === p ? p + 10 + 2 * u16(this.b, p + 6) : p;
   }
 
   /**
@@ -107,20 +109,11 @@ export class ChunkBinXml {
     let open: XmlElement | undefined; // element whose start tag is being read
     let attr: XmlAttr | undefined; // attribute whose value is being read
     let p = start;
-    const attach = (el: XmlElement) => {
-      if (stack.length) stack[stack.length - 1]!.children.push(el);
-      else if (!root) root = el; // a damaged record may hold more than one root: the first wins
-    };
-    const put = (node: XmlNode, at: number) => {
-      if (open) {
-        if (!attr) throw new BinXmlError('content inside a start tag, outside an attribute', at);
-        attr.value.push(node);
-      } else if (stack.length) stack[stack.length - 1]!.children.push(node);
-      else throw new BinXmlError('content outside of any element', at);
-    };
     while (p < end) {
       const at = p;
       const token = b[p]!;
+      let node: XmlNode | undefined; // content to add where the stream stands
+      let element: XmlElement | undefined; // a finished element to attach
       switch (token) {
         case 0x00: // end of stream
           p = end;
@@ -129,17 +122,14 @@ export class ChunkBinXml {
           p += 4;
           break;
         case 0x01:
-        case 0x41: {
+        case 0x41:
           if (open) throw new BinXmlError('an element starts inside a start tag', at);
           if (stack.length >= MAX_DEPTH) throw new BinXmlError('elements nested too deeply', at);
-          p += inTemplate ? 7 : 5; // token, [dependency id], data size
-          let name: string;
-          [name, p] = this.nameRef(p);
+          p = this.nameRef(p + (inTemplate ? 7 : 5)); // token, [dependency id], data size
           if (token === 0x41) p += 4; // attribute list size
-          open = new XmlElement(name);
+          open = new XmlElement(this.refName);
           attr = undefined;
           break;
-        }
         case 0x02: // close start tag
           if (!open) throw new BinXmlError('a start tag closes that was never opened', at);
           stack.push(open);
@@ -148,84 +138,90 @@ export class ChunkBinXml {
           break;
         case 0x03: // close empty element
           if (!open) throw new BinXmlError('an empty element closes that was never opened', at);
-          attach(open);
+          element = open;
           open = attr = undefined;
           p++;
           break;
-        case 0x04: {
-          const el = stack.pop();
-          if (!el || open) throw new BinXmlError('an end tag without its element', at);
-          attach(el);
+        case 0x04:
+          element = stack.pop();
+          if (!element || open) throw new BinXmlError('an end tag without its element', at);
           p++;
           break;
-        }
         case 0x05:
         case 0x45: {
           const type = b[p + 1]!;
-          if (type === ValueType.BinXml) {
+          if (type === ValueType.String) {
+            const units = u16(b, p + 2);
+            node = utf16(b, p + 4, units);
+            p += 4 + 2 * units;
+          } else if (type === ValueType.BinXml) {
             const size = u16(b, p + 2);
             p += 4 + size;
             if (open) throw new BinXmlError('binary XML inside an attribute value', at);
-            const el = size ? this.parse(p - size, p, false, nesting + 1) : undefined;
-            if (el) attach(el);
+            if (size) element = this.parse(p - size, p, false, nesting + 1);
           } else {
-            let v: Value;
-            [v, p] = this.inlineValue(type, p + 2, at);
-            put(v, at);
+            const size = FIXED_SIZE[type];
+            if (size === undefined && type !== ValueType.Null) throw new BinXmlError(`value type 0x${type.toString(16)} cannot be an inline value`, at);
+            node = this.value(type, p + 2, size ?? 0);
+            p += 2 + (size ?? 0);
           }
           break;
         }
         case 0x06:
-        case 0x46: {
+        case 0x46:
           if (!open) throw new BinXmlError('an attribute outside a start tag', at);
-          let name: string;
-          [name, p] = this.nameRef(p + 1);
-          attr = { name, value: [] };
+          p = this.nameRef(p + 1);
+          attr = { name: this.refName, value: [] };
           open.attrs.push(attr);
           break;
-        }
         case 0x07:
         case 0x47: {
           // CDATA section: its text, as evtx_dump's JSON holds it
           const units = u16(b, p + 1);
-          put(utf16(b, p + 3, units), at);
+          node = utf16(b, p + 3, units);
           p += 3 + 2 * units;
           break;
         }
         case 0x08:
         case 0x48: // character reference
-          put(String.fromCharCode(u16(b, p + 1)), at);
+          node = String.fromCharCode(u16(b, p + 1));
           p += 3;
           break;
         case 0x09:
-        case 0x49: {
-          let name: string;
-          [name, p] = this.nameRef(p + 1);
-          put(ENTITIES[name] ?? `&${name};`, at);
+        case 0x49:
+          p = this.nameRef(p + 1);
+          node = ENTITIES[this.refName] ?? `&${this.refName};`;
           break;
-        }
         case 0x0a: // processing instruction target: not part of the JSON
-          p = this.nameRef(p + 1)[1];
+          p = this.nameRef(p + 1);
           break;
         case 0x0b: // processing instruction data
           p += 3 + 2 * u16(b, p + 1);
           break;
-        case 0x0c: {
+        case 0x0c:
           if (inTemplate) throw new BinXmlError('a template instance inside a template definition', at);
           if (open) throw new BinXmlError('a template instance inside a start tag', at);
-          let el: XmlElement;
-          [el, p] = this.instance(p + 1, nesting);
-          attach(el);
+          p = this.instance(p + 1, nesting);
+          element = this.instanceRoot;
           break;
-        }
         case 0x0d:
         case 0x0e:
           if (!inTemplate) throw new BinXmlError('a substitution outside a template definition', at);
-          put(new Placeholder(u16(b, p + 1), b[p + 3]!, token === 0x0e), at);
+          node = new Placeholder(u16(b, p + 1), b[p + 3]!, token === 0x0e);
           p += 4;
           break;
         default:
           throw new BinXmlError(`unknown binary XML token 0x${token.toString(16).padStart(2, '0')}`, at);
+      }
+      if (element) {
+        if (stack.length) stack[stack.length - 1]!.children.push(element);
+        else if (!root) root = element; // a damaged record may hold more than one root: the first wins
+      } else if (node !== undefined) {
+        if (open) {
+          if (!attr) throw new BinXmlError('content inside a start tag, outside an attribute', at);
+          attr.value.push(node);
+        } else if (stack.length) stack[stack.length - 1]!.children.push(node);
+        else throw new BinXmlError('content outside of any element', at);
       }
     }
     if (p > end) throw new BinXmlError('a token runs past the end of its binary XML', end);
@@ -233,17 +229,20 @@ export class ChunkBinXml {
     return root;
   }
 
-  private inlineValue(type: number, p: number, at: number): [Value, number] {
+  private value(type: number, p: number, size: number): Value {
     try {
-      return decodeInlineValue(this.b, type, p);
+      return decodeValue(this.b, type, p, size);
     } catch (e) {
-      if (e instanceof ValueError) throw new BinXmlError(e.message, at);
+      if (e instanceof ValueError) throw new BinXmlError(e.message, p);
       throw e;
     }
   }
 
-  /** A template instance whose body starts at p (after its token). Returns [the event tree, next p]. */
-  private instance(p: number, nesting: number): [XmlElement, number] {
+  /** The element the last instance() built. */
+  private instanceRoot: XmlElement | undefined;
+
+  /** A template instance whose body starts at p (after its token): builds instanceRoot, returns the next p. */
+  private instance(p: number, nesting: number): number {
     const b = this.b;
     const at = p - 1;
     const defOffset = u32(b, p + 5);
@@ -259,22 +258,13 @@ export class ChunkBinXml {
     for (let i = 0; i < count; i++) {
       const size = u16(b, p + 4 * i);
       const type = b[p + 4 * i + 2]!;
-      values[i] = this.substitution(type, v, size, nesting);
+      values[i] = type === ValueType.BinXml ? (size ? (this.parse(v, v + size, false, nesting + 1) ?? null) : null) : this.value(type, v, size);
       v += size;
     }
     const out: XmlNode[] = [];
     resolveElement(template, values, out);
-    return [out[0] as XmlElement, v];
-  }
-
-  private substitution(type: number, p: number, size: number, nesting: number): Substitution {
-    if (type === ValueType.BinXml) return size ? (this.parse(p, p + size, false, nesting + 1) ?? null) : null;
-    try {
-      return decodeValue(this.b, type, p, size);
-    } catch (e) {
-      if (e instanceof ValueError) throw new BinXmlError(e.message, p);
-      throw e;
-    }
+    this.instanceRoot = out[0] as XmlElement;
+    return v;
   }
 
   private template(offset: number, nesting: number): XmlElement {

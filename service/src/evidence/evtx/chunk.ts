@@ -99,14 +99,16 @@ export function readChunk(b: Buffer, index: number, fileOffset: number, report: 
   if (signatureOk && !noCrc && headerCrc !== storedHeaderCrc) {
     warn(`${where}: header checksum mismatch (stored ${hex32(storedHeaderCrc)}, computed ${hex32(headerCrc)}); its records are read anyway`);
   }
-  // Records end at the free space offset; a damaged header is not trusted for it.
+  // Records end at the free space offset. Without the signature it is only a hint: records are
+  // read up to it, or up to the first that is not valid when it is out of range.
   const freeSpace = u32(b, 48);
   let limit = freeSpace;
-  let trustedEnd = signatureOk;
-  if (!signatureOk || freeSpace < CHUNK_HEADER_SIZE || freeSpace > CHUNK_SIZE) {
+  const trustedEnd = signatureOk;
+  if (freeSpace < CHUNK_HEADER_SIZE || freeSpace > CHUNK_SIZE) {
     if (signatureOk) warn(`${where}: its free space offset ${freeSpace} is impossible; records are read until one is not valid`);
     limit = b.length;
-    trustedEnd = false;
+  } else if (!signatureOk) {
+    limit = Math.min(freeSpace, b.length);
   } else if (freeSpace > b.length) {
     warn(`${where}: the file ends ${b.length} bytes into this chunk, before its last record (which ends at byte ${freeSpace}); the records before the cut are read, the rest are lost`);
     limit = b.length;

@@ -32,9 +32,21 @@ function isContent(n: XmlNode): boolean {
   return !isEmptyValue(n);
 }
 
-const hasTextContent = (nodes: XmlNode[]): boolean => nodes.some(isContent);
-const hasElementChild = (el: XmlElement): boolean => el.children.some((n) => n instanceof XmlElement);
-const attrsHaveText = (attrs: XmlAttr[]): boolean => attrs.some((a) => hasTextContent(a.value));
+function hasTextContent(nodes: XmlNode[]): boolean {
+  for (let i = 0; i < nodes.length; i++) if (isContent(nodes[i]!)) return true;
+  return false;
+}
+
+function hasElementChild(el: XmlElement): boolean {
+  const c = el.children;
+  for (let i = 0; i < c.length; i++) if (c[i] instanceof XmlElement) return true;
+  return false;
+}
+
+function attrsHaveText(attrs: XmlAttr[]): boolean {
+  for (let i = 0; i < attrs.length; i++) if (hasTextContent(attrs[i]!.value)) return true;
+  return false;
+}
 
 function unresolved(): never {
   throw new Error('a template substitution was left unresolved');
@@ -158,7 +170,7 @@ function elementBody(el: XmlElement, inDataContainer: boolean, omitAttributes: b
   if (!omitAttributes && attrsHaveText(el.attrs)) out['#attributes'] = attributes(el.attrs);
   if (hasText) out['#text'] = contentValue(el.children, true);
   let positional: XmlElement[] | undefined;
-  const seen = new Map<string, number>();
+  let seen: Map<string, number> | undefined; // how many of each child name so far, made once a name repeats
   for (const c of el.children) {
     if (!(c instanceof XmlElement)) continue;
     if (inDataContainer && c.name === 'Data') {
@@ -171,11 +183,27 @@ function elementBody(el: XmlElement, inDataContainer: boolean, omitAttributes: b
       }
       continue;
     }
-    const n = seen.get(c.name) ?? 0;
-    seen.set(c.name, n + 1);
+    let n = 0;
+    // A sibling of the same name before this one left its name as a member.
+    if (seen || Object.prototype.hasOwnProperty.call(out, c.name)) {
+      seen ??= countNames(el, c, inDataContainer);
+      n = seen.get(c.name) ?? 0;
+      seen.set(c.name, n + 1);
+    }
     setOwn(out, n ? `${c.name}_${n}` : c.name, elementValue(c, isDataContainer(c.name)));
   }
   return out;
+}
+
+/** Counts of the names of el's child elements before `upTo` (Data of a data container aside, as elementBody skips them). */
+function countNames(el: XmlElement, upTo: XmlElement, container: boolean): Map<string, number> {
+  const seen = new Map<string, number>();
+  for (const c of el.children) {
+    if (c === upTo) break;
+    if (!(c instanceof XmlElement) || (container && c.name === 'Data')) continue;
+    seen.set(c.name, (seen.get(c.name) ?? 0) + 1);
+  }
+  return seen;
 }
 
 /** `#attributes`: the attributes that hold text, each a number or boolean when it is exactly one such value. */

@@ -28,7 +28,8 @@ export class EvtxDecoder implements ChunkReport {
   readonly stats: EvtxStats = { bytesRead: 0, chunks: 0, emptyChunks: 0, records: 0, skippedRecords: 0 };
   header: EvtxFileHeader | undefined;
   private headerSignature = false;
-  private readonly block = Buffer.allocUnsafe(CHUNK_SIZE);
+  /** Where a block that straddles pushed buffers is assembled (made when first needed). */
+  private blockBuffer: Buffer | undefined;
   private blockLength = 0;
   private chunkIndex = 0;
   private ended = false;
@@ -39,6 +40,10 @@ export class EvtxDecoder implements ChunkReport {
     if (this.warnings.length < MAX_KEPT_WARNINGS) this.warnings.push(w);
     else this.warningsDropped++;
     this.options.onWarning?.(w);
+  }
+
+  private get block(): Buffer {
+    return (this.blockBuffer ??= Buffer.allocUnsafe(CHUNK_SIZE));
   }
 
   /** Size of the block being assembled: the file header, then one chunk after another. */

@@ -1,5 +1,6 @@
 // Substitution values of binary XML (MS-EVEN6 2.2.19 value types), decoded from the chunk's bytes
 // into the values the event tree holds and rendered as evtx_dump renders them (README.md, "Values").
+import { civilFromDays, pad2 } from '../../ingest/timestamps.ts';
 import { BigNumberText } from '../../shared/exact-json.ts';
 
 export const enum ValueType {
@@ -83,20 +84,8 @@ function hex64(b: Uint8Array, o: number): string {
   return hi === 0 ? `0x${lo.toString(16)}` : `0x${hi.toString(16)}${lo.toString(16).padStart(8, '0')}`;
 }
 
-/**
- * UTF-16LE text of `units` code units at `o`, cut at the first NUL (evtx_dump's rule: a sized
- * string ends at its terminator). Short strings are built by hand: cheaper than a Buffer call.
- */
+/** UTF-16LE text of `units` code units at `o`, cut at the first NUL (evtx_dump's rule: a sized string ends at its terminator). */
 export function utf16(b: Buffer, o: number, units: number): string {
-  if (units <= 24) {
-    let s = '';
-    for (let i = 0; i < units; i++) {
-      const c = b[o + 2 * i]! | (b[o + 2 * i + 1]! << 8);
-      if (c === 0) break;
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
   const s = b.toString('utf16le', o, o + 2 * units);
   const nul = s.indexOf('\0');
   return nul < 0 ? s : s.slice(0, nul);
@@ -123,10 +112,11 @@ function ansi(b: Uint8Array, o: number, end: number): string {
 const HEX_UPPER: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, '0'));
 
 function guid(b: Uint8Array, o: number): string {
-  const h = (i: number) => HEX_UPPER[b[o + i]!]!;
+  const h = HEX_UPPER;
   return (
-    h(3) + h(2) + h(1) + h(0) + '-' + h(5) + h(4) + '-' + h(7) + h(6) + '-' + h(8) + h(9) + '-' +
-    h(10) + h(11) + h(12) + h(13) + h(14) + h(15)
+    h[b[o + 3]!]! + h[b[o + 2]!]! + h[b[o + 1]!]! + h[b[o]!]! + '-' + h[b[o + 5]!]! + h[b[o + 4]!]! + '-' +
+    h[b[o + 7]!]! + h[b[o + 6]!]! + '-' + h[b[o + 8]!]! + h[b[o + 9]!]! + '-' +
+    h[b[o + 10]!]! + h[b[o + 11]!]! + h[b[o + 12]!]! + h[b[o + 13]!]! + h[b[o + 14]!]! + h[b[o + 15]!]!
   );
 }
 
@@ -144,24 +134,25 @@ function sid(b: Uint8Array, o: number, end: number): [string, number] {
   return [s, size];
 }
 
-const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+/** `YYYY-MM-DD` of days since 1970-01-01. */
+function civilDate(unixDays: number): string {
+  const [y, m, d] = civilFromDays(unixDays);
+  return `${String(y).padStart(4, '0')}-${pad2(m)}-${pad2(d)}`;
+}
 
-/** `YYYY-MM-DDTHH:MM:SS` of days and seconds since 1970-01-01 (proleptic Gregorian calendar). */
+// Events of one chunk mostly fall on one day: its date text is kept.
+let lastDays = NaN;
+let lastDate = '';
+
+/** `YYYY-MM-DDTHH:MM:SS` of days and seconds since 1970-01-01. */
 function civil(unixDays: number, secOfDay: number): string {
-  // Days to year/month/day (H. Hinnant's civil_from_days).
-  const z = unixDays + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  if (unixDays !== lastDays) {
+    lastDate = civilDate(unixDays);
+    lastDays = unixDays;
+  }
   const hh = Math.floor(secOfDay / 3600);
   const mm = Math.floor((secOfDay % 3600) / 60);
-  const ss = secOfDay % 60;
-  return `${String(y).padStart(4, '0')}-${pad2(m)}-${pad2(d)}T${pad2(hh)}:${pad2(mm)}:${pad2(ss)}`;
+  return `${lastDate}T${pad2(hh)}:${pad2(mm)}:${pad2(secOfDay % 60)}`;
 }
 
 /** Seconds between 1601-01-01 (FILETIME's epoch) and 1970-01-01. */
@@ -188,14 +179,14 @@ export function fileTimeText(b: Uint8Array, o: number, digits: 6 | 7): string {
   }
   const unix = secs - EPOCH_DIFF_S;
   const days = Math.floor(unix / 86400);
-  const fraction = digits === 7 ? String(frac).padStart(7, '0') : String(Math.floor(frac / 10)).padStart(6, '0');
+  // frac + 10^7 has 8 digits: its last 7 are the fraction with its leading zeros.
+  const fraction = String(frac + 1e7).slice(1, digits + 1);
   return `${civil(days, unix - days * 86400)}.${fraction}Z`;
 }
 
 /** A SYSTEMTIME (eight 16-bit fields, milliseconds last) in the FILETIME text form; all zero is 1601-01-01. */
 function systemTimeText(b: Uint8Array, o: number): string {
-  const f = (i: number) => u16(b, o + 2 * i);
-  const [y, mo, d, h, mi, s, ms] = [f(0), f(1), f(3), f(4), f(5), f(6), f(7)];
+  const [y, mo, d, h, mi, s, ms] = [u16(b, o), u16(b, o + 2), u16(b, o + 6), u16(b, o + 8), u16(b, o + 10), u16(b, o + 12), u16(b, o + 14)];
   if (y === 0 && mo === 0 && d === 0 && h === 0 && mi === 0 && s === 0 && ms === 0) return '1601-01-01T00:00:00.000000Z';
   return `${String(y).padStart(4, '0')}-${pad2(mo)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${String(ms).padStart(3, '0')}000Z`;
 }
@@ -236,36 +227,11 @@ export function floatText(x: number, single: boolean): string {
   return neg ? `-${body}` : body;
 }
 
-/** Size in bytes of one item of a fixed-size type, 0 for the variable-size ones. */
+/** Size in bytes of one array item of a fixed-size type, 0 for the variable-size ones. */
 function itemSize(type: number, total: number): number {
-  switch (type) {
-    case ValueType.Int8:
-    case ValueType.UInt8:
-      return 1;
-    case ValueType.Int16:
-    case ValueType.UInt16:
-      return 2;
-    case ValueType.Int32:
-    case ValueType.UInt32:
-    case ValueType.Real32:
-    case ValueType.Bool:
-    case ValueType.HexInt32:
-      return 4;
-    case ValueType.Int64:
-    case ValueType.UInt64:
-    case ValueType.Real64:
-    case ValueType.FileTime:
-    case ValueType.HexInt64:
-      return 8;
-    case ValueType.Guid:
-    case ValueType.SystemTime:
-      return 16;
-    case ValueType.SizeT:
-      // The writer's pointer size is not recorded: 8 bytes (64-bit Windows) when the total allows it.
-      return total % 8 === 0 ? 8 : 4;
-    default:
-      return 0;
-  }
+  // The writer's pointer size is not recorded: size_t items are 8 bytes (64-bit Windows) when the total allows it.
+  if (type === ValueType.SizeT) return total % 8 === 0 ? 8 : 4;
+  return FIXED_SIZE[type] ?? 0;
 }
 
 /** One fixed-size scalar of `type` at `o`, `size` bytes long. */
@@ -310,7 +276,8 @@ function scalar(b: Buffer, type: number, o: number, size: number): Scalar {
   }
 }
 
-const FIXED_SIZE: Record<number, number> = {
+/** Sizes of the fixed-size value types. */
+export const FIXED_SIZE: Record<number, number | undefined> = {
   [ValueType.Int8]: 1, [ValueType.UInt8]: 1, [ValueType.Int16]: 2, [ValueType.UInt16]: 2,
   [ValueType.Int32]: 4, [ValueType.UInt32]: 4, [ValueType.Int64]: 8, [ValueType.UInt64]: 8,
   [ValueType.Real32]: 4, [ValueType.Real64]: 8, [ValueType.Bool]: 4, [ValueType.Guid]: 16,
@@ -384,19 +351,4 @@ function decodeArray(b: Buffer, type: number, o: number, end: number): Value {
   if (size === 0) throw new ValueError(`unknown array value type 0x${(type | ValueType.Array).toString(16)}`);
   for (let p = o; p + size <= end; p += size) items.push(scalar(b, type, p, size));
   return new ArrayValue(items);
-}
-
-/**
- * A value written inline in the token stream (a Value token): strings carry their length in
- * characters, fixed-size types their natural size. Returns the value and the offset after it.
- */
-export function decodeInlineValue(b: Buffer, type: number, o: number): [Value, number] {
-  if (type === ValueType.String) {
-    const units = u16(b, o);
-    return [utf16(b, o + 2, units), o + 2 + 2 * units];
-  }
-  if (type === ValueType.Null) return [null, o];
-  const need = FIXED_SIZE[type];
-  if (need === undefined) throw new ValueError(`value type 0x${type.toString(16)} cannot be an inline value`);
-  return [decodeValue(b, type, o, need), o + need];
 }

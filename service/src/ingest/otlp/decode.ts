@@ -10,7 +10,7 @@
 //   record Attributes → their own names, TimeUnixNano (else ObservedTimeUnixNano) → timestamp
 //   (decimal nanoseconds), EventName → event_name. Nested kvlists become dotted names.
 import protobuf from 'protobufjs';
-import { BigNumberText } from '../../shared/exact-json.ts';
+import { BigNumberText, exactJsonText } from '../../shared/exact-json.ts';
 import type { IncomingRecord } from '../types.ts';
 import { ExportLogsServiceRequest, ExportLogsServiceResponse, RpcStatus } from './schema.ts';
 
@@ -356,16 +356,6 @@ function plainValue(v: AnyValue): Plain {
   return null;
 }
 
-/** JSON text in which BigNumberText stays a bare number with every digit. */
-function jsonText(v: Plain): string {
-  if (v instanceof BigNumberText) return v.text;
-  if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 /** Sets attributes under `prefix`, a kvlist value becoming dotted names (`a.b.c`). */
 function putAttributes(out: Record<string, unknown>, prefix: string, attrs: KeyValue[] | undefined): void {
   for (const { key, value } of attrs ?? []) {
@@ -386,7 +376,7 @@ function recordFields(resource: ResourceLogs['resource'], scope: Scope, rec: Log
   if (rec.body) {
     const body = plainValue(rec.body);
     if (Array.isArray(body) || (body !== null && typeof body === 'object' && !(body instanceof BigNumberText))) {
-      f.message = jsonText(body);
+      f.message = exactJsonText(body);
     } else if (body !== null) {
       f.message = body;
     }
