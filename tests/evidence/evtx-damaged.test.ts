@@ -168,6 +168,20 @@ describe('evtx reader on damaged files', () => {
     assert.deepEqual(messages(head.warnings), ['the file ends after 1000 bytes, inside its 4096-byte header; it holds no records']);
   });
 
+  it('survives random corruption: only warnings, never an exception, and every intact chunk still read', async () => {
+    let seed = 17;
+    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (let round = 0; round < 60; round++) {
+      const b = copy();
+      // Damage one chunk (header, tables and records alike); the other nine must read as before.
+      const k = round % 10;
+      for (let i = 0; i < 1 + (round % 40); i++) b[chunkStart(k) + Math.floor(random() * CHUNK)] = Math.floor(random() * 256);
+      const { records, warnings } = await read(b);
+      assert.deepEqual(records.filter((r) => r.chunk !== k), without(k), `round ${round}: the undamaged chunks`);
+      assert.ok(warnings.every((w) => w.chunk === k), `round ${round}: warnings name chunk ${k}`);
+    }
+  });
+
   it('gives the same records whatever pieces the bytes arrive in', async () => {
     const sizes = [1, 7, 4095, 4097, 65535, 65537, 100_000];
     const pieces: Buffer[] = [];

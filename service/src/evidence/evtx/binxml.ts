@@ -43,7 +43,7 @@ export class BinXmlError extends Error {
 }
 
 /** Real records nest templates one or two levels; the cap bounds recursion on crafted input. */
-const MAX_NESTING = 32;
+const MAX_NESTING = 16;
 const MAX_DEPTH = 256;
 
 const ENTITIES: Record<string, string> = { quot: '"', apos: "'", amp: '&', lt: '<', gt: '>' };

@@ -147,10 +147,11 @@ export function readChunk(b: Buffer, index: number, fileOffset: number, report: 
       records.push({ recordId, timestamp: fileTimeText(b, p + 16, 7), event: eventJson(root), chunk: index, offset: fileOffset + p });
       stats.records++;
     } catch (e) {
-      if (!(e instanceof BinXmlError)) throw e;
+      // Crafted input can also exhaust the stack (a RangeError): any failure costs this record only.
       stats.skippedRecords++;
       if (++undecodable <= RECORD_WARNINGS_PER_CHUNK) {
-        warn(`${where}: record ${recordId} at file offset ${fileOffset + p} cannot be decoded (${e.message} at chunk offset ${e.offset}); it is skipped`, fileOffset + p, recordId);
+        const why = e instanceof BinXmlError ? `${e.message} at chunk offset ${e.offset}` : (e as Error).message;
+        warn(`${where}: record ${recordId} at file offset ${fileOffset + p} cannot be decoded (${why}); it is skipped`, fileOffset + p, recordId);
       }
     }
     p += size;
