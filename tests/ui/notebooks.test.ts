@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { escapeHtml, renderMarkdown, safeUrl } from '../../renderer/src/lib/notebooks/markdown.ts';
-import { applyEvent, initials, moved, queryWindow, type NotebookDoc, type Section } from '../../renderer/src/lib/notebooks/notebook-model.ts';
+import { initials, queryWindow } from '../../renderer/src/lib/documents.ts';
+import { applyEvent, moved, type NotebookDoc, type Section } from '../../renderer/src/lib/notebooks/notebook-model.ts';
 
 const ALLOWED_TAGS = new Set(['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'a', 'span', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td']);
 const ALLOWED_ATTRS = new Set(['href', 'target', 'rel', 'class', 'data-lang', 'start', 'style']);

@@ -5,10 +5,9 @@
 
 export type SectionType = 'markdown' | 'query' | 'ai_summary' | 'comment_context';
 
-export interface Variable {
-  name: string;
-  value: string;
-}
+import type { Variable } from '../documents.ts';
+
+export type { Variable };
 
 export interface ContextComment {
   id: string;
@@ -156,56 +155,10 @@ export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
   }
 }
 
-/** The time range of a notebook as the query API takes it (the service resolves the same way). */
-export const TIME_RANGES: Array<{ id: string; label: string }> = [
-  { id: '15m', label: 'Last 15 minutes' },
-  { id: '1h', label: 'Last hour' },
-  { id: '4h', label: 'Last 4 hours' },
-  { id: '24h', label: 'Last 24 hours' },
-  { id: '7d', label: 'Last 7 days' },
-  { id: '30d', label: 'Last 30 days' },
-  { id: 'all', label: 'All data' },
-  { id: 'custom', label: 'Custom range' },
-];
-
-export function rangeLabel(nb: Pick<NotebookFields, 'time_range' | 'start' | 'end'>): string {
-  if (nb.time_range === 'custom' && nb.start && nb.end) return `${nb.start.replace('T', ' ').slice(0, 16)} → ${nb.end.replace('T', ' ').slice(0, 16)} UTC`;
-  return TIME_RANGES.find((r) => r.id === nb.time_range)?.label ?? nb.time_range;
-}
-
-/** Variables as typed in the bar: "name" must be a name (as @name in a query). */
-export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Moves the section at `from` to `to` in an id list (drag and drop, Alt+arrows). */
 export function moved(ids: string[], from: number, to: number): string[] {
   const out = [...ids];
   const [x] = out.splice(from, 1);
   out.splice(Math.max(0, Math.min(to, out.length)), 0, x!);
   return out;
-}
-
-/** Initials for a presence avatar: "ana" → "AN", "Jane Doe" → "JD". */
-export function initials(name: string): string {
-  const words = name.replace(/\(API key\)$/, '').trim().split(/[\s._-]+/).filter(Boolean);
-  if (words.length >= 2) return (words[0]![0]! + words[1]![0]!).toUpperCase();
-  return (words[0] ?? '?').slice(0, 2).toUpperCase();
-}
-
-/** A stable hue per name, so a colleague keeps the same colour across pages and sessions. */
-export function hueOf(name: string): number {
-  let h = 0;
-  for (const c of name) h = (h * 31 + c.codePointAt(0)!) % 360;
-  return h;
-}
-
-const PRESET_MS: Record<string, number> = { '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 };
-
-/**
- * The window the query editor's help (fields, top values, validation) looks at: the notebook's range
- * as the service resolves it, except that "all data" looks at the last 30 days (field names, not rows).
- */
-export function queryWindow(nb: Pick<NotebookFields, 'time_range' | 'start' | 'end'>, now = new Date()): { start: string; end: string } {
-  if (nb.time_range === 'custom' && nb.start && nb.end) return { start: nb.start, end: nb.end };
-  const ms = PRESET_MS[nb.time_range] ?? PRESET_MS['30d']!;
-  return { start: new Date(now.getTime() - ms).toISOString(), end: now.toISOString() };
 }
