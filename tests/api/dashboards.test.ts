@@ -484,6 +484,7 @@ describe('shared links', () => {
     const d = await dashboard(ana, { name: 'Wallboard', refresh_interval_s: 30, variables: [{ name: 'who', value: 'alice' }] });
     const w1 = await widget(ana, d.id, { title: 'Alice by host', query_content: 'user=@who | groupBy(host) | sort(host)', chart_type: 'barchart', pos_x: 0, pos_y: 0, width: 6, height: 4 });
     await widget(ana, d.id, { title: 'Status', query_content: 'groupBy(status) | piechart()', pos_x: 6, pos_y: 0, width: 6, height: 4 });
+    await widget(ana, d.id, { title: 'Alice’s events', query_content: 'user=@who | table(host, msg)', pos_x: 0, pos_y: 4, width: 12, height: 4 });
 
     await setLinks(false);
     expectError(await ana.post(`${DB}/${d.id}/shared-links`, { label: 'NOC screen' }), 403, 'switched off', 'shared_links_enabled');
@@ -506,8 +507,15 @@ describe('shared links', () => {
     assert.equal(pub.headers.get('cache-control'), 'no-store');
     assert.equal(view.name, 'Wallboard');
     assert.equal(view.hide_queries, true);
-    assert.deepEqual(view.widgets.map((w: any) => [w.title, w.chart_type]), [['Alice by host', 'barchart'], ['Status', 'piechart']]);
+    assert.deepEqual(view.widgets.map((w: any) => [w.title, w.chart_type, w.result.chart_type]), [
+      ['Alice by host', 'barchart', 'barchart'],
+      ['Status', 'piechart', 'piechart'],
+      ['Alice’s events', '', ''],
+    ]);
     assert.deepEqual(view.widgets[0].result.results.map((r: any) => [r.host, Number(r._count)]), [['web1', 2], ['web2', 1]]);
+    const events = view.widgets[2].result;
+    assert.deepEqual(events.results.map((r: any) => r.msg).sort(), ['Internal Error', 'bye Zoë', 'login ok']);
+    assert.ok(!events.field_order.includes('fractal_id') && events.results.every((r: any) => !('fractal_id' in r) && !('log_id' in r)), 'event rows lose the appliance’s own ids');
     const text = JSON.stringify(pub.body);
     for (const secret of [fa.id, d.id, 'user=@who', 'groupBy(status)', 'alice"', 'ana', '"sql"', 'variables']) assert.ok(!text.includes(secret), `the public answer holds no ${secret}`);
 

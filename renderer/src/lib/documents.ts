@@ -2,6 +2,18 @@
 // live) share: their time ranges as the service resolves them, variable names, and the initials and
 // colour of the people in a presence list. Pure: tests/ui/notebooks.test.ts, tests/ui/dashboards.test.ts.
 
+import type { Selection } from './api.ts';
+
+/** The fractal or prism a request names, as the API's query strings and bodies take it. */
+export interface Scoped {
+  fractal_id?: string;
+  prism_id?: string;
+}
+
+/** A selection (or a document's scope) as request parameters; {} when there is none. */
+export const scopeParams = (sel: Pick<Selection, 'type' | 'id'> | null | undefined): Scoped =>
+  !sel ? {} : sel.type === 'fractal' ? { fractal_id: String(sel.id) } : { prism_id: String(sel.id) };
+
 export interface Variable {
   name: string;
   value: string;

@@ -7,8 +7,9 @@
 // A token is 256 random bits; only its SHA-256 is stored, so it is shown once, when made.
 //
 // What a public reader gets is the dashboard's own name, description, layout and widgets' last
-// results: no ids of its fractal or prism, no variables, no author, no SQL, and no query text when
-// the dashboard hides it (`shared_hide_queries`, on by default). Results are at most one refresh
+// results: no ids of its fractal or prism (event rows lose their fractal_id and log_id), no
+// variables, no author, no SQL, and no query text when the dashboard hides it
+// (`shared_hide_queries`, on by default). Results are at most one refresh
 // interval old (PUBLIC_MAX_AGE_S when the dashboard does not refresh): a read past that refreshes
 // the stale widgets through widget-runs.ts, whose shared runs make a burst of readers cost one
 // query per widget per interval. The answer is built once per dashboard revision and kept as text.
@@ -18,7 +19,8 @@ import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { sha256 } from '../storage/secret-box.ts';
 import { publish, type DashboardAccess } from './dashboards-logic.ts';
 import type { Dashboard, SharedLink } from './dashboards-store.ts';
-import { displayChart, runWidgets, type PublicView, type WidgetRun } from './widget-runs.ts';
+import { displayChart } from './display.ts';
+import { runWidgets, type PublicView, type WidgetRun } from './widget-runs.ts';
 import { actorName, type Actor } from '../shared/documents.ts';
 
 export const TOKEN_PREFIX = 'svc_share_';
@@ -110,17 +112,20 @@ async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Pr
   const revision = d.revision;
   const outcomes = await runWidgets(ctx, d, ctx.dashboards.widgets(d.id, true), { maxAgeS });
   const hide = d.shared_hide_queries;
-  const widgets = outcomes.map(({ widget: w, run }) => ({
-    id: w.id,
-    title: w.title,
-    ...displayChart(w, run),
-    pos_x: w.pos_x,
-    pos_y: w.pos_y,
-    width: w.width,
-    height: w.height,
-    ...(hide ? {} : { query_content: w.query_content }),
-    result: publicResult(run, hide),
-  }));
+  const widgets = outcomes.map(({ widget: w, run }) => {
+    const chart = displayChart(w, run);
+    return {
+      id: w.id,
+      title: w.title,
+      ...chart,
+      pos_x: w.pos_x,
+      pos_y: w.pos_y,
+      width: w.width,
+      height: w.height,
+      ...(hide ? {} : { query_content: w.query_content }),
+      result: { ...publicResult(run, hide), ...chart },
+    };
+  });
   const oldest = outcomes.reduce((t, o) => Math.min(t, Date.parse(o.run.executed_at)), Date.now());
   const data = {
     name: d.name,
@@ -136,13 +141,17 @@ async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Pr
   return { revision, oldest, body: JSON.stringify({ success: true, data }) };
 }
 
+/** Columns of event rows that name this appliance's own records, not what happened: left out of public answers. */
+const INTERNAL_COLUMNS = new Set(['fractal_id', 'log_id']);
+
 /** A run for a public reader: the rows and how to draw them; an error without detail when queries are hidden. */
 function publicResult(run: WidgetRun, hideQueries: boolean) {
+  const internal = run.field_order.some((f) => INTERNAL_COLUMNS.has(f)) || run.results.some((r) => Object.keys(r).some((k) => INTERNAL_COLUMNS.has(k)));
   const base = {
     success: run.success,
-    results: run.results,
+    results: internal ? run.results.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !INTERNAL_COLUMNS.has(k)))) : run.results,
     count: run.count,
-    field_order: run.field_order,
+    field_order: run.field_order.filter((f) => !INTERNAL_COLUMNS.has(f)),
     is_aggregated: run.is_aggregated,
     limit_hit: run.limit_hit,
     start: run.start,

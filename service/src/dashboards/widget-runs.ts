@@ -19,6 +19,7 @@ import type { Span } from '../query/syntax/ast.ts';
 import { scopeOf, type Variable } from '../shared/documents.ts';
 import { publish, resultsKey, effectiveRange, widgetWindow } from './dashboards-logic.ts';
 import type { Dashboard, Widget } from './dashboards-store.ts';
+import { displayChart } from './display.ts';
 
 /** Rows a widget's result keeps at most. */
 export const MAX_RESULT_ROWS = 10_000;
@@ -227,14 +228,6 @@ function storeRun(ctx: Context, d: Dashboard, w: Widget, run: WidgetRun, key: st
     widget_id: w.id,
     ...(text.length <= MAX_EVENT_RESULT ? { result } : { results_omitted: true, executed_at: run.executed_at }),
   });
-}
-
-/** What a widget draws from a run: its own chart_type, or (auto) what the query asked for. */
-export function displayChart(w: Pick<Widget, 'chart_type' | 'chart_config'>, run: Pick<WidgetRun, 'query_chart_type' | 'query_chart_config'>) {
-  const q = run.query_chart_type ?? '';
-  if (w.chart_type === 'table') return { chart_type: '', chart_config: {} };
-  if (w.chart_type === 'auto') return { chart_type: q, chart_config: { ...run.query_chart_config, ...w.chart_config } };
-  return { chart_type: w.chart_type, chart_config: { ...(q === w.chart_type ? run.query_chart_config : {}), ...w.chart_config } };
 }
 
 /** A run as answered for a widget: with what to draw, and whether it is stored (`cached`) or of other settings (`stale`). */

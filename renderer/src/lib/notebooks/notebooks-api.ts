@@ -1,16 +1,10 @@
 // The notebook endpoints as the pages call them (interface-spec "Notebooks"). Writes carry this
 // tab's live client id (X-Live-Client) so the page recognises the echo of its own changes.
-import { ApiError, del, enc, get, post, put, readEnvelope, send, type Selection } from '../api.ts';
+import { ApiError, del, enc, get, post, put, readEnvelope, send } from '../api.ts';
+import type { Scoped } from '../documents.ts';
 import type { ErrorPos } from '../search/query-client.ts';
 import type { NotebookDoc, NotebookFields, NotebookListItem, Section, SectionType, Snapshot, Variable } from './notebook-model.ts';
 
-export interface Scoped {
-  fractal_id?: string;
-  prism_id?: string;
-}
-
-export const scopeParams = (sel: Pick<Selection, 'type' | 'id'> | null | undefined): Scoped =>
-  !sel ? {} : sel.type === 'fractal' ? { fractal_id: String(sel.id) } : { prism_id: String(sel.id) };
 
 const query = (p: Record<string, string | undefined>) => {
   const q = new URLSearchParams();
