@@ -334,6 +334,7 @@ export function updateDashboard(ctx: Context, a: Actor, d: Dashboard, input: Das
 
 export function deleteDashboard(ctx: Context, a: Actor, d: Dashboard): void {
   ctx.dashboards.delete(d.id);
+  ctx.dashboardRuns.publicViews.built.delete(d.id);
   ctx.live.end(LIVE_KIND, d.id, 'dashboard_deleted', { id: d.id, by: actorName(a.p) }, a.origin);
 }
 

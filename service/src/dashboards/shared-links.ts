@@ -71,6 +71,7 @@ export function deleteLink(ctx: Context, a: Actor, d: Dashboard, linkId: string)
   const l = ctx.dashboards.link(linkId.toLowerCase());
   if (!l || l.dashboard_id !== d.id) throw notFound(`Shared link ${linkId} not found on dashboard "${d.name}".`);
   ctx.dashboards.deleteLink(l.id);
+  if (ctx.dashboards.links(d.id).length === 0) ctx.dashboardRuns.publicViews.built.delete(d.id);
   publish(ctx, a.origin, d.id, 'shared_links_changed', { count: ctx.dashboards.links(d.id).length });
 }
 
@@ -86,8 +87,8 @@ export function liveLink(ctx: Context, token: string) {
   return link;
 }
 
-/** GET /api/v1/shared/{token}: the answer's JSON text, from the built view while it is current. */
-export async function publicDashboard(ctx: Context, token: string): Promise<string> {
+/** GET /api/v1/shared/{token}: the answer's JSON, from the built view while it is current. */
+export async function publicDashboard(ctx: Context, token: string): Promise<Buffer> {
   const link = liveLink(ctx, token);
   const now = Date.now();
   if (!link.last_used_at || now - Date.parse(link.last_used_at) > TOUCH_EVERY_MS) ctx.dashboards.touchLink(link.id, new Date(now).toISOString());
@@ -138,7 +139,7 @@ async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Pr
     hide_queries: hide,
     widgets,
   };
-  return { revision, oldest, body: JSON.stringify({ success: true, data }) };
+  return { revision, oldest, body: Buffer.from(JSON.stringify({ success: true, data }), 'utf8') };
 }
 
 /** Columns of event rows that name this appliance's own records, not what happened: left out of public answers. */

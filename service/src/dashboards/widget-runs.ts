@@ -76,7 +76,8 @@ export interface PublicView {
   revision: number;
   /** When its oldest widget result was made. */
   oldest: number;
-  body: string;
+  /** The answer's JSON, encoded once: every reader is sent these bytes. */
+  body: Buffer;
 }
 
 /** The appliance's one runner of widget queries (context.ts `dashboardRuns`), and the public answers built from them. */

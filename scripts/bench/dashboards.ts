@@ -1,0 +1,236 @@
+// Dashboard benchmark (issue 16, "Numbers"). Prints figures; asserts nothing.
+//
+//   npm run bench:dashboards -- --reuse <dataDir>   (a directory kept by `npm run bench:query -- --keep`)
+//   npm run bench:dashboards                        (first loads the query benchmark's 10M logs itself, and keeps them)
+//   options: --runs 3 --concurrency 1,2,4 --rate 200 --public-seconds 30 --refresh 10 --public-only
+//
+// 1. Starts the appliance IN THIS PROCESS on the query benchmark's data directory (10M logs over 7
+//    days in fractal "bench"; without --reuse it runs `scripts/bench/query.ts --keep` first, which
+//    loads them, and reuses what it kept).
+// 2. Makes a dashboard of 12 widgets an analyst would put on a SOC overview of that data (time
+//    charts, groupBy bars and pies, single values, a regex filter, a histogram) over the 7 days.
+// 3. Times each widget alone (POST …/widgets/{id}/execute) and the whole dashboard (POST …/execute)
+//    at each bound of widget queries run at once (--concurrency), one warm-up then --runs timed
+//    runs, the engine's query condition cache emptied before every call (as bench:query does).
+//    Target: the whole dashboard in no more than 1.5× its slowest widget alone.
+// 4. Shares the dashboard (refresh --refresh seconds) and sends GET /api/v1/shared/{token} at --rate
+//    requests a second for --public-seconds from a separate process (open loop: requests leave on
+//    schedule whatever the answers do), counting the widget queries the service ran and the
+//    statements that reached the engine. Target: the rate holds with at most one query per widget
+//    per interval.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DashboardRuns } from '../../service/src/dashboards/widget-runs.ts';
+import { signIn, startTestAppliance, type Client } from '../../tests/support/appliance.ts';
+import { fmt, median, root } from './support.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    reuse: { type: 'string' },
+    runs: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '1,2,4' },
+    rate: { type: 'string', default: '200' },
+    'public-seconds': { type: 'string', default: '30' },
+    refresh: { type: 'string', default: '10' },
+    'public-only': { type: 'boolean', default: false },
+  },
+});
+const RUNS = Number(args.runs);
+const BOUNDS = args.concurrency!.split(',').map(Number);
+const RATE = Number(args.rate);
+const PUBLIC_S = Number(args['public-seconds']);
+const REFRESH_S = Number(args.refresh);
+
+const WIDGETS: Array<{ title: string; query: string; chart: string }> = [
+  { title: 'Events per hour', query: 'timechart(span=1h)', chart: 'auto' },
+  { title: 'Events by source', query: 'groupBy(source)', chart: 'piechart' },
+  { title: 'Web status codes', query: 'source=nginx | groupBy(status)', chart: 'barchart' },
+  { title: 'Server errors by host', query: 'status>=500 | groupBy(host) | sort(_count, order=desc) | limit(20)', chart: 'barchart' },
+  { title: 'Top users', query: 'groupBy(user) | sort(_count, order=desc) | limit(10)', chart: 'barchart' },
+  { title: 'Failed logons by user', query: 'event_id=4625 | groupBy(user) | sort(_count, order=desc) | limit(10)', chart: 'table' },
+  { title: 'Events', query: 'count()', chart: 'singleval' },
+  { title: 'PowerShell or cmd', query: 'image=~powershell,cmd | count()', chart: 'singleval' },
+  { title: 'Admin page probes', query: 'url=/admin\\/.*\\.php/ | groupBy(host)', chart: 'barchart' },
+  { title: 'Destination ports', query: 'event_id=3 | groupBy(dst_port)', chart: 'piechart' },
+  { title: 'Response sizes', query: 'source=nginx | histogram(bytes, buckets=20)', chart: 'auto' },
+  { title: 'Logons per hour by outcome', query: 'source=windows-security | groupBy(outcome) | timechart(span=1h)', chart: 'auto' },
+];
+
+interface Kept {
+  fractalId: string;
+  logs: number;
+  startMs: number;
+  endMs: number;
+  password: string;
+}
+
+/** The query benchmark's data directory: the one named, else made by running it with --keep. */
+function dataDirectory(): string {
+  if (args.reuse) return path.resolve(args.reuse);
+  console.log('No --reuse: loading the query benchmark’s data first (npm run bench:query -- --keep, no queries timed)...');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench/query.ts', '--keep', '--only', '(load only: no query has this name)'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.stdout.write(r.stdout ?? '');
+  const kept = /Data kept in (\S+) /.exec(r.stdout ?? '')?.[1];
+  if (r.status !== 0 || !kept) throw new Error('the query benchmark did not keep a data directory');
+  return kept;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+function expectOk(res: { status: number; body: any }, what: string): any {
+  if (res.status >= 300 || res.body?.success !== true) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res.body.data;
+}
+
+/** The public load: a separate Node process sending GETs on schedule, reporting counts and latencies. */
+function publicLoad(url: string, rate: number, seconds: number): Promise<{ sent: number; ok: number; failed: number; p50: number; p99: number; max: number; seconds: number }> {
+  const script = `
+    const http = require('node:http');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    const [url, rate, seconds] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
+    const total = Math.round(rate * seconds);
+    const lat = []; let ok = 0, failed = 0, done = 0; const t0 = performance.now();
+    const finish = () => { lat.sort((a, b) => a - b); const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0;
+      console.log(JSON.stringify({ sent: total, ok, failed, p50: q(0.5), p99: q(0.99), max: lat[lat.length - 1] ?? 0, seconds: (performance.now() - t0) / 1000 })); process.exit(0); };
+    const one = () => { const s = performance.now();
+      http.get(url, { agent }, (res) => { res.resume(); res.on('end', () => { lat.push(performance.now() - s); res.statusCode === 200 ? ok++ : failed++; if (++done === total) finish(); }); })
+        .on('error', () => { failed++; if (++done === total) finish(); }); };
+    for (let i = 0; i < total; i++) setTimeout(one, (i * 1000) / rate);
+  `;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script, url, String(rate), String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the load process exited with ${code}`))));
+  });
+}
+
+async function main() {
+  const dataDir = dataDirectory();
+  const stateFile = path.join(dataDir, 'bench-query.json');
+  if (!existsSync(stateFile)) throw new Error(`${dataDir} holds no bench-query.json: not a directory kept by bench:query --keep`);
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as Kept;
+  console.log(`Starting the appliance in this process on ${dataDir} (${fmt(state.logs)} logs)...`);
+  const appliance = await startTestAppliance({ SVC_QUERY_TIMEOUT_S: '600' }, dataDir);
+  const ctx = appliance.context;
+  try {
+    const admin: Client = await signIn(appliance.url, 'admin', state.password);
+    const name = `bench dashboard ${new Date().toISOString().slice(0, 19)}`;
+    const d = expectOk(
+      await admin.post('/api/v1/dashboards', { name, fractal_id: state.fractalId, time_range: 'custom', start: new Date(state.startMs).toISOString(), end: new Date(state.endMs).toISOString() }),
+      'creating the dashboard',
+    );
+    const widgets: Array<{ id: string; title: string }> = [];
+    for (const [i, w] of WIDGETS.entries()) {
+      const made = expectOk(
+        await admin.post(`/api/v1/dashboards/${d.id}/widgets`, { title: w.title, query_content: w.query, chart_type: w.chart, pos_x: (i % 3) * 4, pos_y: Math.floor(i / 3) * 4, width: 4, height: 4 }),
+        `adding "${w.title}"`,
+      );
+      widgets.push({ id: made.id, title: w.title });
+    }
+    const forget = () => ctx.ch.client.command({ query: 'SYSTEM DROP QUERY CONDITION CACHE' });
+    const runOne = async (id: string) => {
+      await forget();
+      const r = await timed(() => admin.post(`/api/v1/dashboards/${d.id}/widgets/${id}/execute`, { max_age_s: 0 }));
+      expectOk(r.value, 'running a widget');
+      return r.ms;
+    };
+    const runAll = async () => {
+      await forget();
+      const r = await timed(() => admin.post(`/api/v1/dashboards/${d.id}/execute`, { max_age_s: 0 }));
+      const data = expectOk(r.value, 'running the dashboard');
+      const failed = (data.results as Array<{ success: boolean; error?: string }>).filter((x) => !x.success);
+      if (failed.length) throw new Error(`${failed.length} widgets failed: ${failed[0]!.error}`);
+      return r.ms;
+    };
+
+    // ---- each widget alone -------------------------------------------------------------------------
+    const alone: Array<{ title: string; ms: number; rows: number }> = [];
+    if (!args['public-only']) console.log(`Timing each widget alone: 1 warm-up + ${RUNS} runs...`);
+    for (const w of args['public-only'] ? [] : widgets) {
+      await runOne(w.id);
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) times.push(await runOne(w.id));
+      const rows = expectOk(await admin.post(`/api/v1/dashboards/${d.id}/widgets/${w.id}/execute`, { max_age_s: 3600 }), 'reading a result').count as number;
+      alone.push({ title: w.title, ms: median(times), rows });
+      console.log(`  ${w.title.padEnd(28)} ${median(times).toFixed(0).padStart(6)} ms  (${rows} rows)`);
+    }
+    const slowest = alone.reduce((a, b) => (b.ms > a.ms ? b : a), { title: '-', ms: NaN, rows: 0 });
+    const sum = alone.reduce((n, w) => n + w.ms, 0);
+
+    // ---- the whole dashboard, at each bound ----------------------------------------------------------
+    const allByBound: Array<{ bound: number; ms: number; peak: number }> = [];
+    for (const bound of args['public-only'] ? [] : BOUNDS) {
+      ctx.dashboardRuns = new DashboardRuns(bound);
+      await runAll();
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) times.push(await runAll());
+      allByBound.push({ bound, ms: median(times), peak: ctx.dashboardRuns.peakActive });
+      console.log(`  all 12 at most ${bound} at once: ${median(times).toFixed(0)} ms`);
+    }
+    ctx.dashboardRuns = new DashboardRuns();
+
+    // ---- public reads of a shared link ------------------------------------------------------------------
+    expectOk(await admin.put('/api/v1/settings', { shared_links_enabled: true }), 'enabling shared links');
+    expectOk(await admin.put(`/api/v1/dashboards/${d.id}/refresh-interval`, { refresh_interval_s: REFRESH_S }), 'setting the refresh interval');
+    const link = expectOk(await admin.post(`/api/v1/dashboards/${d.id}/shared-links`, { label: 'bench' }), 'making a shared link');
+    const publicUrl = `${appliance.url}/api/v1/shared/${link.token}`;
+    let statements = 0;
+    const stream = ctx.ch.streamRows;
+    ctx.ch.streamRows = (...a: Parameters<typeof stream>) => {
+      statements++;
+      return stream.apply(ctx.ch, a);
+    };
+    // One read first, outside the window: it builds the shared answer (and runs the widgets if their
+    // results are older than the interval); the window then holds the steady state and its refreshes.
+    const warm = await timed(() => fetch(publicUrl).then((r) => r.text()));
+    console.log(`  first public read (builds the answer): ${warm.ms.toFixed(0)} ms`);
+    const q0 = ctx.dashboardRuns.queriesRun;
+    const s0 = statements;
+    console.log(`Public reads: ${RATE} requests/s for ${PUBLIC_S} s on a link of a dashboard refreshing every ${REFRESH_S} s...`);
+    const load = await publicLoad(publicUrl, RATE, PUBLIC_S);
+    const queries = ctx.dashboardRuns.queriesRun - q0;
+    const engine = statements - s0;
+    ctx.ch.streamRows = stream;
+    // Within the window the results come due at most once per interval (the last may just start).
+    const allowed = WIDGETS.length * (Math.floor(load.seconds / REFRESH_S) + 1);
+
+    // ---- the figures -----------------------------------------------------------------------------------
+    console.log('');
+    console.log(`${fmt(state.logs)} logs over 7 days (the query benchmark's set); dashboard of ${WIDGETS.length} widgets over all 7 days; medians of ${RUNS} runs after a warm-up,`);
+    console.log(`the engine's query condition cache emptied before every call. 2-core machine shared with other work: figures are noisy.`);
+    console.log('');
+    if (alone.length) console.log(`Slowest widget alone: ${slowest.title}, ${slowest.ms.toFixed(0)} ms. Sum of all 12 alone: ${sum.toFixed(0)} ms.`);
+    for (const a of allByBound) {
+      const ratio = a.ms / slowest.ms;
+      console.log(
+        `Whole dashboard, at most ${a.bound} widget queries at once: ${a.ms.toFixed(0)} ms = ${ratio.toFixed(2)}× the slowest alone (${(a.ms / sum).toFixed(2)}× their sum); peak ${a.peak} at once  ${ratio <= 1.5 ? 'target met' : 'TARGET (≤ 1.5×) NOT MET'}`,
+      );
+    }
+    console.log('');
+    console.log(
+      `Public link: ${fmt(load.sent)} requests over ${load.seconds.toFixed(1)} s (${(load.sent / load.seconds).toFixed(0)}/s offered), ${fmt(load.ok)} answered 200, ${load.failed} failed; latency p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(0)} ms, max ${load.max.toFixed(0)} ms`,
+    );
+    console.log(
+      `  widget queries run: ${queries}, statements at the engine: ${engine}; at most one per widget per interval allows ${allowed} (${WIDGETS.length} widgets × ${Math.floor(load.seconds / REFRESH_S) + 1} intervals)  ${queries <= allowed && load.failed === 0 ? 'target met' : 'TARGET NOT MET'}`,
+    );
+    console.log(`Data kept in ${dataDir} (rerun with --reuse ${dataDir})`);
+  } finally {
+    await appliance.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
