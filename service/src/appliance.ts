@@ -66,6 +66,7 @@ import { PrismsStore } from './tenancy/prisms-store.ts';
 import { scopeAccessRoutes } from './tenancy/scope-access-routes.ts';
 import { logsRoutes } from './logs/routes.ts';
 import { queryRoutes } from './query/routes.ts';
+import { queryLimits } from './query/run.ts';
 import { uiRoutes } from './ui/routes.ts';
 
 export type { FirstStartInfo };
@@ -102,6 +103,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     throw new Error(`Could not prepare ${where}: ${(err as Error).message}`, { cause: err });
   }
   const box = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
+  queryLimits.maxMemoryBytes = config.queryMaxMemoryBytes;
 
   const app = createHttpApp({
     logger: opts.log === false || config.logLevel === 'silent' ? false : { level: config.logLevel },

@@ -36,6 +36,8 @@ export interface Config {
   metricsHost: string;
   metricsPort: number;
   queryTimeoutS: number;
+  /** Memory the engine may use for one query (max_memory_usage), in bytes. */
+  queryMaxMemoryBytes: number;
   alertIntervalS: number;
   /** How long git may take to clone a feed's repository (SVC_FEED_GIT_TIMEOUT_S; a hanging server is given up on). */
   feedGitTimeoutS: number;
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     metricsHost: metrics.host,
     metricsPort: metrics.port,
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
+    queryMaxMemoryBytes: integer(env, 'SVC_QUERY_MAX_MEMORY_MB', 1024, 64, 1_048_576) * 1024 * 1024,
     alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
     feedGitTimeoutS: integer(env, 'SVC_FEED_GIT_TIMEOUT_S', 120, 1, 3600),
     ai: aiBase

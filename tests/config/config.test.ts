@@ -23,6 +23,7 @@ test('defaults follow conventions.md', () => {
   assert.equal(c.metricsEnabled, false);
   assert.equal(c.metricsPort, 9090);
   assert.equal(c.queryTimeoutS, 60);
+  assert.equal(c.queryMaxMemoryBytes, 1024 * 1024 * 1024);
   assert.equal(c.alertIntervalS, 60);
   assert.equal(c.ai, null);
   assert.equal(c.logLevel, 'info');
@@ -74,6 +75,7 @@ const invalid: Array<[Record<string, string>, string]> = [
   [{ SVC_ADMIN_PASSWORD: 'short' }, 'SVC_ADMIN_PASSWORD'],
   [{ SVC_SECRET_KEY: 'tiny' }, 'SVC_SECRET_KEY'],
   [{ SVC_TRUST_PROXY: 'proxy.lan' }, 'SVC_TRUST_PROXY'],
+  [{ SVC_QUERY_MAX_MEMORY_MB: '10' }, 'SVC_QUERY_MAX_MEMORY_MB'],
   [{ SVC_SECURE_COOKIE: 'sometimes' }, 'SVC_SECURE_COOKIE'],
 ];
 

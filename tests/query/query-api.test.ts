@@ -230,9 +230,13 @@ describe('row cap and paging', () => {
       const r = await ok(admin, '*', { fractal_id: fa.id });
       assert.equal(r.count, 3);
       assert.equal(r.limit_hit, 'search');
+      // A limit written in the query never lifts the cap; a smaller one is kept.
       const own = await ok(admin, 'limit(5)', { fractal_id: fa.id });
-      assert.equal(own.count, 5);
-      assert.equal(own.limit_hit, undefined);
+      assert.equal(own.count, 3);
+      assert.equal(own.limit_hit, 'search');
+      const smaller = await ok(admin, 'limit(2)', { fractal_id: fa.id });
+      assert.equal(smaller.count, 2);
+      assert.equal(smaller.limit_hit, undefined);
     } finally {
       await admin.put('/api/v1/settings', { max_query_rows: 10_000 });
     }

@@ -1,14 +1,20 @@
 // Limits that need volume: the time-out stops the query inside the engine (408), a stream whose
-// client disconnects stops its query, and a response over 50 MiB is cut to 1,000 rows.
+// client disconnects stops its query, a response over 50 MiB is cut to 1,000 rows (and rows are
+// never all held first: a byte budget stops them), a limit written in the query never lifts the row
+// cap, and a query that would take the engine's memory answers 400 with a sentence while the service
+// keeps serving (every read of the query and logs endpoints runs under the same limits).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { ok, query, queryStream } from '../support/query.ts';
+import { queryLimits } from '../../service/src/query/run.ts';
+import { ok, query, queryStream, sseFrames } from '../support/query.ts';
 
 let a: TestAppliance;
 let admin: Client;
 let big: string;
 let wide: string;
+let sneaky: string;
+let many: string;
 
 /** Generates rows inside the engine: far faster than ingesting millions over HTTP. */
 async function generate(fractalId: string, n: number, fieldsSql: string): Promise<void> {
@@ -59,7 +65,14 @@ before(async () => {
     2_000_000,
     `concat('{"user":"u', toString(number % 5000), '","host":"h', toString(number % 200), '","msg":"', repeat(hex(cityHash64(number)), 12), '"}')`,
   );
-  await generate(wide, 1100, `concat('{"n":', toString(number), ',"blob":"', repeat('x', 60000), '"}')`);
+  // 1,100 rows of about 50 kB (the blob twice: as a field and in norm_log): over §5's 50 MiB estimate,
+  // while 1,000 of them stay within the result budget.
+  await generate(wide, 1100, `concat('{"n":', toString(number), ',"blob":"', repeat('x', 25000), '"}')`);
+  // Ten small events on top of 700 of 60 kB: §5's estimate (the first 10 rows) sees a small result.
+  sneaky = (await admin.post('/api/v1/fractals', { name: 'sneaky' })).body.data.id;
+  await generate(sneaky, 710, `concat('{"n":', toString(number), ',"blob":"', repeat('x', if(number < 10, 10, 60000)), '"}')`);
+  many = (await admin.post('/api/v1/fractals', { name: 'many' })).body.data.id;
+  await generate(many, 30_000, `concat('{"n":', toString(number), ',"user":"u', toString(number % 20000), '"}')`);
 });
 after(() => a.dispose());
 
@@ -111,5 +124,86 @@ describe('response size', () => {
     assert.equal(r.chart_config, undefined);
     const small = await ok(admin, 'table(n)', { fractal_id: wide });
     assert.equal(small.count, 1100, 'narrow rows of the same events are not cut');
+  });
+});
+
+describe('the row cap', () => {
+  test('a limit written in the query is kept when smaller, and never lifts the cap', async () => {
+    for (const q of ['limit(50000)', 'head(20000)', 'tail(20000)', 'groupBy(user, limit=20000)', 'table(user, limit=30000)', 'groupBy(n) | limit(12000)']) {
+      const r = await ok(admin, q, { fractal_id: many });
+      assert.equal(r.count, 10_000, q);
+      assert.equal(r.limit_hit, 'search', q);
+    }
+    const small = await ok(admin, 'limit(10)', { fractal_id: many });
+    assert.equal(small.count, 10);
+    assert.equal(small.limit_hit, undefined);
+  });
+
+  test('with the cap off, a written limit stops at the aggregated cap', async () => {
+    await admin.put('/api/v1/settings', { max_query_rows: 0 });
+    try {
+      assert.equal((await ok(admin, 'limit(50000)', { fractal_id: many })).count, 10_000);
+      assert.equal((await ok(admin, 'groupBy(user, limit=20000)', { fractal_id: many })).count, 10_000);
+    } finally {
+      await admin.put('/api/v1/settings', { max_query_rows: 10_000 });
+    }
+  });
+
+  test('rows are cut at the byte budget even when the first rows are small', async () => {
+    // §5's estimate from the first 10 rows stays far below 50 MiB; the rows (over 100 kB each, the
+    // blob as a field and in norm_log) pass the 64 MiB budget after some 570.
+    const r = await ok(admin, '*', { fractal_id: sneaky });
+    assert.equal(r.limit_hit, 'truncated');
+    assert.ok(r.count > 10 && r.count < 700 && (r.count - 1) * 100_000 < queryLimits.resultBudgetBytes, `${r.count} rows`);
+    assert.equal(r.error, `Warning: Result set was very large and has been truncated to ${r.count} rows. Consider adding more specific filters or using head() to limit results.`);
+    const res = await queryStream(admin, { query: '*', fractal_id: sneaky });
+    const frames = await sseFrames(res);
+    const rows = frames.filter((f) => f.event === 'rows').reduce((n, f) => n + f.data.rows.length, 0);
+    const done = frames.find((f) => f.event === 'done')!.data;
+    assert.equal(done.limit_hit, 'truncated');
+    assert.equal(done.count, rows);
+    assert.ok(rows > 10 && rows < 700 && (rows - 1) * 100_000 < queryLimits.resultBudgetBytes, `${rows} rows streamed`);
+  });
+});
+
+describe('memory', () => {
+  test('a sprintf width that would ask for gigabytes is refused before the query runs', async () => {
+    const r = await query(admin, '* | head(1) | sprintf("%10000000s", host, as=s)', { fractal_id: big });
+    assert.equal(r.status, 400);
+    assert.match(r.body.error!, /sprintf\(\): a width of 10000000 is more than the 1000 allowed/);
+  });
+
+  test('a query designed to take the engine\'s memory answers 400 with a limit sentence, and the service keeps serving', async () => {
+    const q = `* | sprintf("${'%1000s'.repeat(1600)}", as=s) | table(s)`;
+    const r = await query(admin, q, { fractal_id: big });
+    assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.error_type, 'limit');
+    assert.match(r.body.error!, /^Query limit: the query needs more than the 1024 MB of memory one query may use/);
+    const res = await queryStream(admin, { query: q, fractal_id: big });
+    const error = (await sseFrames(res)).find((f) => f.event === 'error');
+    assert.equal(error?.data.error_type, 'limit');
+    assert.equal((await ok(admin, 'count()', { fractal_id: big })).results[0]._count, 2_000_000);
+  });
+
+  test('the field catalog, field statistics and the logs reads run under the same limits', async () => {
+    const saved = queryLimits.maxMemoryBytes;
+    queryLimits.maxMemoryBytes = 64 * 1024; // far below what reading any block needs
+    try {
+      const scope = `fractal_id=${big}&start=2000-01-01T00:00:00Z`;
+      const reads = [
+        await admin.get(`/api/v1/query/fields?${scope}`),
+        await admin.post('/api/v1/query/fieldstats', { query: '*', fractal_id: big, field: 'user' }),
+        await admin.get(`/api/v1/logs/histogram?${scope}`),
+        await admin.get(`/api/v1/logs/fields?${scope}`),
+        await admin.get(`/api/v1/logs/recent?fractal_id=${big}`),
+      ];
+      for (const r of reads) {
+        assert.equal(r.status, 400, `${JSON.stringify(r.body).slice(0, 200)}`);
+        assert.match(r.body.error, /^Query limit: the query needs more than/);
+      }
+    } finally {
+      queryLimits.maxMemoryBytes = saved;
+    }
+    assert.equal((await admin.get(`/api/v1/query/fields?fractal_id=${big}`)).status, 200);
   });
 });

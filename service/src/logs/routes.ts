@@ -4,13 +4,13 @@
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
 import { compileQuery } from '../query/compile.ts';
 import { fieldCatalog } from '../query/field-stats.ts';
 import { timeRange, QueryInputError } from '../query/query-service.ts';
 import { resolveReadScope } from '../auth/read-scope.ts';
-import { countPerBucket, runQueryRows, unpackFields } from '../query/run.ts';
+import { countPerBucket, QueryExecutionError, QueryLimitError, QueryTimeoutError, runQueryRows, unpackFields } from '../query/run.ts';
 import { parseShownTime } from './log-store.ts';
 import { DEFAULT_SURROUNDING, MAX_SURROUNDING, surroundingLogs } from './surrounding.ts';
 
@@ -40,6 +40,16 @@ function range(q: ScopeParams) {
 
 export async function logsRoutes(app: App, ctx: Context) {
   const timeoutS = () => ctx.settings.get().query_timeout_s;
+  // The engine's refusals of these reads as the query endpoints word them, in the envelope.
+  app.setErrorHandler((err, req) => {
+    if (err instanceof QueryTimeoutError) throw new HttpError(408, err.message);
+    if (err instanceof QueryLimitError) throw new HttpError(400, err.message);
+    if (err instanceof QueryExecutionError) {
+      req.log.error({ detail: err.detail }, 'logs read failed in the engine');
+      throw new HttpError(500, err.message);
+    }
+    throw err;
+  });
 
   app.get('/api/v1/logs/recent', { config: { access: { authenticated: true } }, schema: { querystring: ScopeQuery } }, async (req) => {
     const q = req.query as ScopeParams;
@@ -77,7 +87,7 @@ export async function logsRoutes(app: App, ctx: Context) {
     const q = req.query as ScopeParams;
     const scope = resolveReadScope(ctx, req.principal, q);
     const { start, end } = range(q);
-    const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, start, end);
+    const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, start, end, timeoutS());
     return { success: true, data: catalog.fields.map((f) => f.name) };
   });
 

@@ -7,7 +7,7 @@
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { conjunction } from './plan/pipeline.ts';
-import { executableSql, isEngineTimeout, QueryExecutionError, QueryTimeoutError, rowShaper, type Row } from './run.ts';
+import { engineFailure, executableSql, ResultBudget, rowShaper, type Row } from './run.ts';
 
 /** Rows the combined statement reads at most; past it the caller runs the queries one by one. */
 export const BATCH_ROW_LIMIT = 100_000;
@@ -40,8 +40,9 @@ export interface BatchResult {
 
 /**
  * Runs combinable queries compiled with one shared `Params` and the same scope and range. Returns
- * null when more than BATCH_ROW_LIMIT rows matched (run them one by one instead). Throws
- * QueryTimeoutError / QueryExecutionError like a single query.
+ * null when more than BATCH_ROW_LIMIT rows matched, or more than one query's result budget of
+ * bytes (run them one by one instead, each under its own budget). Throws QueryTimeoutError /
+ * QueryLimitError / QueryExecutionError like a single query.
  */
 export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { timeoutS: number; signal?: AbortSignal }): Promise<BatchResult[] | null> {
   const first = queries[0]!;
@@ -55,6 +56,7 @@ export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { 
   const shape = rowShaper(first);
   const results: BatchResult[] = queries.map(() => ({ rows: [], limitHit: false }));
   const caps = queries.map((q) => q.rowCap ?? Infinity);
+  const budget = new ResultBudget();
   let read = 0;
   try {
     for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), p.params.values, { signal: opts.signal })) {
@@ -70,15 +72,18 @@ export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { 
             continue;
           }
           // Each query gets its own object: actions may change the rows they are handed.
-          row = row ? { ...row } : shape(raw);
+          if (!row) {
+            row = shape(raw);
+            budget.fit([row]);
+            if (budget.exceeded) return null;
+          } else row = { ...row };
           r.rows.push(row);
         }
       }
     }
   } catch (err) {
     if (opts.signal?.aborted) throw err;
-    if (isEngineTimeout(err)) throw new QueryTimeoutError();
-    throw new QueryExecutionError(String((err as Error).message ?? err));
+    throw engineFailure(err);
   }
   return results;
 }

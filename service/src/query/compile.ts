@@ -63,7 +63,7 @@ export interface CompiledQuery {
   chartConfig: Record<string, unknown>;
   /** Final rows are events (their fields are unpacked from norm_log). */
   eventRows: boolean;
-  /** The cap appended by the service (not by the query); `limit_hit: "search"` when reached. */
+  /** The cap appended by the service (a limit the query wrote is clamped to it); `limit_hit: "search"` when reached. */
   rowCap?: number;
   /** Pages of PAGE_SIZE rows (the query fetched one more to know whether more exist). */
   paged: boolean;
@@ -100,7 +100,11 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
   const eventRows = final.isEvents && !final.agg;
   let rowCap: number | undefined;
   let paged = false;
-  if (!p.hasOwnLimit && !p.ownCap) {
+  if (p.hasOwnLimit && !p.ownCap) {
+    // A limit written in the query (limit, head, tail, table(limit=), groupBy(limit=)) is kept
+    // when it is smaller; it never lifts the row cap (with the cap off: the aggregated cap).
+    rowCap = options.maxRows > 0 ? options.maxRows : AGGREGATED_CAP;
+  } else if (!p.ownCap) {
     if (options.maxRows > 0) rowCap = options.maxRows;
     else if (!eventRows) rowCap = AGGREGATED_CAP;
     else if (final.sort.length === 0 && !final.dedup) {

@@ -6,7 +6,17 @@ import { asNumberOrNull, asText } from './plan/columns.ts';
 import { Params } from './plan/params.ts';
 import { conjunction, rangeConditions } from './plan/pipeline.ts';
 import type { CompiledQuery } from './compile.ts';
-import { executableSql } from './run.ts';
+import { engineFailure, executableSql } from './run.ts';
+
+/** One statement's rows under the per-query limits; engine errors as the query's caller sees them. */
+async function readRows<T>(ch: Analytics, sql: string, params: Record<string, unknown>, timeoutS: number): Promise<T[]> {
+  try {
+    const rs = await ch.client.query({ query: executableSql(sql, timeoutS), query_params: params, format: 'JSONEachRow' });
+    return (await rs.json()) as T[];
+  } catch (err) {
+    throw engineFailure(err);
+  }
+}
 
 export interface FieldStats {
   field: string;
@@ -47,20 +57,9 @@ export async function fieldStats(ch: Analytics, q: CompiledQuery, field: string,
     FROM ${source}`;
   // Exact counts for the top values (an approximate top-K would show counts a filter then contradicts).
   const topSql = `SELECT v, count() AS c FROM ${source} WHERE v != '' GROUP BY v ORDER BY c DESC, v LIMIT ${Math.max(1, Math.min(limit, 100))}`;
-  const [rs, topRs] = await Promise.all([
-    ch.client.query({ query: executableSql(sql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' }),
-    ch.client.query({ query: executableSql(topSql, timeoutS), query_params: p.params.values, format: 'JSONEachRow' }),
-  ]);
-  const topRows = (await topRs.json()) as Array<{ v: string; c: string | number }>;
-  const [r] = (await rs.json()) as Array<{
-    total: string | number;
-    present: string | number;
-    distinct: string | number;
-    numeric: string | number;
-    min: number | null;
-    max: number | null;
-    avg: number | null;
-  }>;
+  const read = <T>(statement: string) => readRows<T>(ch, statement, p.params.values, timeoutS);
+  type Summary = { total: string | number; present: string | number; distinct: string | number; numeric: string | number; min: number | null; max: number | null; avg: number | null };
+  const [[r], topRows] = await Promise.all([read<Summary>(sql), read<{ v: string; c: string | number }>(topSql)]);
   const total = Number(r.total);
   const present = Number(r.present);
   const stats: FieldStats = {
@@ -97,23 +96,23 @@ export async function fieldCatalog(
   fractalIds: string[],
   start: Date,
   end: Date,
+  timeoutS: number,
 ): Promise<{ sampled: number; fields: CatalogField[] }> {
   const params = new Params();
   const range = conjunction(rangeConditions(params, { fractalIds, start: chTime(start), end: chTime(end) }));
-  const rs = await ch.client.query({
-    query: `SELECT path, argMax(type, n) AS type, sum(n) AS count, any(total) AS total FROM (
-        SELECT path, type, count() AS n, any(total) AS total FROM (
-          SELECT JSONAllPathsWithTypes(fields) AS m, count() OVER () AS total FROM ${ch.table('logs')}
-          WHERE ${range}
-          ORDER BY timestamp DESC LIMIT ${CATALOG_SAMPLE}
-        ) ARRAY JOIN mapKeys(m) AS path, mapValues(m) AS type
-        GROUP BY path, type
-      ) GROUP BY path ORDER BY count DESC, path`,
-    query_params: params.values,
-    format: 'JSONEachRow',
-  });
-  const rows = (await rs.json()) as Array<{ path: string; type: string; count: string | number; total: string | number }>;
-  const sampled = rows.length ? Math.min(Number(rows[0].total), CATALOG_SAMPLE) : 0;
+  // The newest events first, so the engine reads the sort key backwards and stops at the sample;
+  // their count comes from a statement of its own (a window over every row in range held them all).
+  const sample = `SELECT fields FROM ${ch.table('logs')} WHERE ${range} ORDER BY timestamp DESC LIMIT ${CATALOG_SAMPLE}`;
+  const sql = `SELECT path, argMax(type, n) AS type, sum(n) AS count FROM (
+      SELECT path, type, count() AS n FROM (SELECT JSONAllPathsWithTypes(fields) AS m FROM (${sample}))
+      ARRAY JOIN mapKeys(m) AS path, mapValues(m) AS type
+      GROUP BY path, type
+    ) GROUP BY path ORDER BY count DESC, path`;
+  const [rows, [counted]] = await Promise.all([
+    readRows<{ path: string; type: string; count: string | number }>(ch, sql, params.values, timeoutS),
+    readRows<{ n: string | number }>(ch, `SELECT count() AS n FROM (SELECT 1 FROM ${ch.table('logs')} WHERE ${range} LIMIT ${CATALOG_SAMPLE})`, params.values, timeoutS),
+  ]);
+  const sampled = Number(counted?.n ?? 0);
   return {
     sampled,
     fields: rows.map((r) => ({

@@ -8,7 +8,7 @@ import type { Context } from '../context.ts';
 import { compileQuery, PAGE_SIZE, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
-import { checkRegexes, refusedRegexes, runQueryRows, type Row } from './run.ts';
+import { checkRegexes, refusedRegexes, ResultBudget, runQueryRows, type Row } from './run.ts';
 import { combinable, runBatch } from './batch.ts';
 import { Params } from './plan/params.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
@@ -36,6 +36,10 @@ export class QueryInputError extends Error {
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
+/** The times the engine's DateTime64(9) holds; a range reaching past them is cut to them. */
+const EARLIEST_MS = Date.UTC(1900, 0, 1);
+const LATEST_MS = Date.UTC(2262, 3, 11);
+const representable = (d: Date): Date => new Date(Math.min(LATEST_MS, Math.max(EARLIEST_MS, d.getTime())));
 
 export function timeRange(req: { start?: string; end?: string }, now = new Date()): { start: Date; end: Date } {
   const parse = (s: string | undefined): Date | undefined | null => {
@@ -50,7 +54,7 @@ export function timeRange(req: { start?: string; end?: string }, now = new Date(
   const e = end ?? now;
   const s = start ?? new Date(e.getTime() - 24 * 3600 * 1000);
   if (s.getTime() > e.getTime()) throw new QueryInputError('Invalid time range. Use RFC3339 format.', 'request');
-  return { start: s, end: e };
+  return { start: representable(s), end: representable(e) };
 }
 
 export interface PreparedQuery {
@@ -123,6 +127,8 @@ export interface QueryRun {
   rows: Row[];
   /** The rows stopped at the row cap: more matched. */
   limitHit: boolean;
+  /** The rows stopped at the result budget (run.ts ResultBudget): more matched, and they were big. */
+  truncated: boolean;
   executionMs: number;
 }
 
@@ -135,11 +141,12 @@ export async function runQuery(ctx: Context, principal: Principal | null, req: Q
   const started = performance.now();
   const prepared = await prepareQuery(ctx, principal, req);
   const { compiled } = prepared;
-  let rows = await runQueryRows(ctx.ch, compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal });
+  const budget = new ResultBudget();
+  let rows = await runQueryRows(ctx.ch, compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal, budget });
   let limitHit = compiled.rowCap !== undefined && rows.length >= compiled.rowCap;
   // With the row cap off an event search reads one page (and one row more to know of the next).
   if (compiled.paged && rows.length > PAGE_SIZE) [rows, limitHit] = [rows.slice(0, PAGE_SIZE), true];
-  return { prepared, rows, limitHit, executionMs: Math.round(performance.now() - started) };
+  return { prepared, rows, limitHit, truncated: budget.exceeded, executionMs: Math.round(performance.now() - started) };
 }
 
 /** Rows a scope query returns at most when `max_query_rows` is 0 (no cap): it has no pages to turn. */
@@ -172,6 +179,8 @@ export interface ScopeQueryResult {
   compiled: CompiledQuery;
   /** The rows stopped at the row cap: more matched. */
   limitHit: boolean;
+  /** The rows stopped at the result budget (run.ts ResultBudget). */
+  truncated: boolean;
 }
 
 /** The fractals a scope reads; a scope that no longer exists (or a prism with no member) is a QueryInputError. */
@@ -232,8 +241,9 @@ export async function prepareScopeQueries(ctx: Context, reqs: ScopeQueryRequest[
  */
 export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<ScopeQueryResult> {
   const { compiled } = req.checkRegexes ? await prepareScopeQuery(ctx, req) : compileScopeQuery(ctx, req);
-  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal });
-  return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap };
+  const budget = new ResultBudget();
+  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal, budget });
+  return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap, truncated: budget.exceeded };
 }
 
 /**
@@ -274,7 +284,7 @@ export async function runScopeQueries(
       if (req.signal?.aborted) throw err;
     }
     if (results) {
-      part.forEach((b, k) => (out[b.i] = { ok: true, result: { rows: results![k]!.rows, compiled: b.compiled, limitHit: results![k]!.limitHit } }));
+      part.forEach((b, k) => (out[b.i] = { ok: true, result: { rows: results![k]!.rows, compiled: b.compiled, limitHit: results![k]!.limitHit, truncated: false } }));
       return;
     }
     const half = Math.ceil(part.length / 2);

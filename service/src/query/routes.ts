@@ -13,9 +13,10 @@ import {
   CURSOR,
   HistogramScans,
   QueryExecutionError,
+  QueryLimitError,
   QueryTimeoutError,
+  ResultBudget,
   RowHistogram,
-  runQueryRows,
   streamQueryRows,
   type Histogram,
   type Row,
@@ -35,8 +36,9 @@ const TRUNCATE_BYTES = 52_428_800;
 const STREAM_FRAME_ROWS = 500;
 const HISTOGRAM_GRACE_MS = 100;
 const TRUNCATE_ROWS = 1000;
-const TRUNCATED_WARNING =
-  'Warning: Result set was very large and has been truncated to 1000 rows. Consider adding more specific filters or using head() to limit results.';
+/** §5's warning; fewer than 1,000 rows when the result budget (run.ts ResultBudget) stopped them first. */
+const truncatedWarning = (rows: number) =>
+  `Warning: Result set was very large and has been truncated to ${rows} rows. Consider adding more specific filters or using head() to limit results.`;
 
 /** The error fields of a query the caller got wrong (§5 Errors): of a failure, and of /query/validate. */
 function inputErrorFields(e: QueryInputError): Record<string, unknown> {
@@ -56,6 +58,10 @@ function failure(err: unknown, ctx: Context, endpoint: string): { status: number
   if (e instanceof QueryTimeoutError) {
     ctx.metrics.queries.inc({ endpoint, outcome: 'timeout' });
     return { status: 408, body: { success: false, error: e.message, error_type: 'timeout' } };
+  }
+  if (e instanceof QueryLimitError) {
+    ctx.metrics.queries.inc({ endpoint, outcome: 'limit' });
+    return { status: 400, body: { success: false, error: e.message, error_type: 'limit' } };
   }
   if (e instanceof QueryExecutionError) {
     ctx.metrics.queries.inc({ endpoint, outcome: 'execution' });
@@ -101,6 +107,25 @@ export async function queryRoutes(app: App, ctx: Context) {
   const timeoutS = () => ctx.settings.get().query_timeout_s;
   const histogramScans = new HistogramScans(HISTOGRAM_GRACE_MS);
 
+  /**
+   * The rows of /query, streamed in and stopped (in the engine too) as soon as the response is
+   * known to be truncated (§5: more than 1,000 rows whose estimate, the mean of the first 10 rows ×
+   * the count, passes 50 MiB) or the rows pass the result budget (run.ts ResultBudget, which the
+   * estimate of a few small first rows cannot fool): they are never all held first.
+   */
+  const collectRows = async (p: PreparedQuery, opts: { timeoutS: number; signal: AbortSignal }): Promise<{ rows: Row[]; truncated: boolean }> => {
+    const budget = new ResultBudget();
+    const rows: Row[] = [];
+    let mean: number | undefined;
+    for await (const chunk of streamQueryRows(ctx.ch, p.compiled, { ...opts, budget })) {
+      for (const r of chunk) rows.push(r);
+      if (rows.length <= TRUNCATE_ROWS) continue;
+      mean ??= rows.slice(0, 10).reduce((n, r) => n + JSON.stringify(r).length, 0) / 10;
+      if (mean * rows.length > TRUNCATE_BYTES) return { rows, truncated: true };
+    }
+    return { rows, truncated: budget.exceeded };
+  };
+
   app.post('/api/v1/query', { config: { access: { authenticated: true } }, schema: { body: QueryBody } }, async (req, reply) => {
     const started = performance.now();
     const controller = new AbortController();
@@ -110,7 +135,7 @@ export async function queryRoutes(app: App, ctx: Context) {
     });
     try {
       const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
-      const rows = await runQueryRows(ctx.ch, p.compiled, { timeoutS: timeoutS(), signal: controller.signal });
+      const { rows, truncated } = await collectRows(p, { timeoutS: timeoutS(), signal: controller.signal });
       const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
         success: true,
@@ -127,17 +152,13 @@ export async function queryRoutes(app: App, ctx: Context) {
       if (p.compiled.paged) Object.assign(body, { has_more: page.hasMore, next_cursor: page.nextCursor });
       const hit = limitHit(p, rows.length);
       if (hit) body.limit_hit = hit;
-      if (page.rows.length > TRUNCATE_ROWS) {
-        const sample = rows.slice(0, 10);
-        const mean = sample.reduce((n, r) => n + JSON.stringify(r).length, 0) / sample.length;
-        if (mean * rows.length > TRUNCATE_BYTES) {
-          body.results = rows.slice(0, TRUNCATE_ROWS);
-          body.count = TRUNCATE_ROWS;
-          body.limit_hit = 'truncated';
-          body.error = TRUNCATED_WARNING;
-          delete body.chart_type;
-          delete body.chart_config;
-        }
+      if (truncated) {
+        body.results = rows.slice(0, TRUNCATE_ROWS);
+        body.count = (body.results as Row[]).length;
+        body.limit_hit = 'truncated';
+        body.error = truncatedWarning((body.results as Row[]).length);
+        delete body.chart_type;
+        delete body.chart_config;
       }
       if (wantsHistogram(p, req.body)) {
         // The histogram comes after the rows, never sharing the CPU with them. Rows that are all
@@ -147,7 +168,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         const fromRows = new RowHistogram(p.compiled, p.start, p.end);
         fromRows.add(rows);
         const h =
-          fromRows.result(complete(p, rows.length, page.hasMore)) ??
+          fromRows.result(!truncated && complete(p, rows.length, page.hasMore)) ??
           (await histogramScans.withinGrace(ctx.ch, p.compiled, p.start, p.end, { timeoutS: timeoutS(), signal: controller.signal }));
         if (h) Object.assign(body, histogramFields(h));
       }
@@ -181,9 +202,19 @@ export async function queryRoutes(app: App, ctx: Context) {
     });
     // The client went away: stop the engine's query, not only our writes.
     res.on('close', () => controller.abort());
-    const send = (event: string, data: unknown) => {
-      if (!res.writableEnded && !res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
+    const send = (event: string, data: unknown): boolean =>
+      !res.writableEnded && !res.destroyed && res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // A slow reader holds the rows in the engine, not in this process: wait for the socket to drain.
+    const drained = () => new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+    const budget = new ResultBudget();
     const c = p.compiled;
     send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig });
     const fromRows = new RowHistogram(c, p.start, p.end);
@@ -192,7 +223,7 @@ export async function queryRoutes(app: App, ctx: Context) {
     let nextCursor = '';
     let last: Row | undefined;
     try {
-      for await (const chunk of streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal })) {
+      for await (const chunk of streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal, budget })) {
         if (controller.signal.aborted) break;
         let rows = chunk;
         if (c.paged && count + rows.length > PAGE_SIZE) {
@@ -204,7 +235,9 @@ export async function queryRoutes(app: App, ctx: Context) {
         if (rows.length) {
           last = rows[rows.length - 1];
           // Frames of at most 500 rows: the browser parses and paints the first ones sooner.
-          for (let i = 0; i < rows.length; i += STREAM_FRAME_ROWS) send('rows', { rows: rows.slice(i, i + STREAM_FRAME_ROWS) });
+          for (let i = 0; i < rows.length; i += STREAM_FRAME_ROWS) {
+            if (!send('rows', { rows: rows.slice(i, i + STREAM_FRAME_ROWS) }) && !res.destroyed) await drained();
+          }
         }
         if (hasMore) break;
       }
@@ -218,7 +251,7 @@ export async function queryRoutes(app: App, ctx: Context) {
       let histogramPending = false;
       let histogram: Promise<void> = Promise.resolve();
       if (wantsHistogram(p, req.body)) {
-        const h = fromRows.result(complete(p, count, hasMore));
+        const h = fromRows.result(!budget.exceeded && complete(p, count, hasMore));
         if (h) send('histogram', histogramFields(h));
         else {
           histogramPending = true;
@@ -234,7 +267,7 @@ export async function queryRoutes(app: App, ctx: Context) {
           await Promise.race([histogram, histogramGrace()]);
         }
       }
-      const hit = limitHit(p, count);
+      const hit = budget.exceeded ? 'truncated' : limitHit(p, count);
       send('done', {
         count,
         has_more: hasMore,
@@ -304,7 +337,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         const q = req.query as { fractal_id?: string; prism_id?: string; start?: string; end?: string };
         const scope = resolveReadScope(ctx, req.principal, q);
         const range = timeRange(q);
-        const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, range.start, range.end);
+        const catalog = await fieldCatalog(ctx.ch, scope.fractalIds, range.start, range.end, timeoutS());
         return { success: true, data: { ...catalog, reserved: ['timestamp', 'log_id', 'fractal_id', 'norm_log', 'normalizer'] } };
       } catch (err) {
         const f = failure(err, ctx, 'fields');

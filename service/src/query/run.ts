@@ -22,6 +22,73 @@ export class QueryExecutionError extends Error {
   }
 }
 
+/** The engine stopped a query at one of the per-query limits (queryLimits): answered 4xx with this sentence. */
+export class QueryLimitError extends Error {}
+
+/**
+ * The limits every statement a user's query becomes runs under (executableSql), besides the
+ * time-out: the engine's memory for one query (`max_memory_usage`; GROUP BY and ORDER BY spill to
+ * disk from half of it instead of failing) and the bytes of its result (`max_result_bytes`), and
+ * the service's own budget for the rows it holds or sends (`resultBudgetBytes`, ResultBudget).
+ * Set once at start from the configuration (appliance.ts).
+ */
+export const queryLimits = {
+  maxMemoryBytes: 1024 * 1024 * 1024,
+  resultBudgetBytes: 64 * 1024 * 1024,
+};
+
+const MEMORY_LIMIT_CODES = new Set([241, 173]); // MEMORY_LIMIT_EXCEEDED, CANNOT_ALLOCATE_MEMORY
+const RESULT_LIMIT_CODE = 396; // TOO_MANY_ROWS_OR_BYTES
+
+/** The limit sentence for an engine error, or undefined when it is no limit. */
+function limitSentence(err: unknown): string | undefined {
+  const code = errorCode(err) ?? -1;
+  const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+  if (MEMORY_LIMIT_CODES.has(code)) {
+    return `Query limit: the query needs more than the ${mb(queryLimits.maxMemoryBytes)} of memory one query may use. Narrow the time range, filter before aggregating or sorting, or compute less per row.`;
+  }
+  if (code === RESULT_LIMIT_CODE) {
+    return `Query limit: the result is larger than ${mb(2 * queryLimits.resultBudgetBytes)}. Return fewer or narrower rows, e.g. with table() or head().`;
+  }
+  return undefined;
+}
+
+/**
+ * The service's side of the result limit: the rows of one query it holds in memory or sends, by
+ * their approximate JSON size. A query that passes it stops in the engine and reports its rows
+ * as truncated.
+ */
+export class ResultBudget {
+  bytes = 0;
+  exceeded = false;
+  constructor(readonly maxBytes = queryLimits.resultBudgetBytes) {}
+
+  /** How many of the rows fit: all, or up to the one that passes the budget (then `exceeded`). */
+  fit(rows: Row[]): number {
+    for (let i = 0; i < rows.length; i++) {
+      this.bytes += approximateJsonBytes(rows[i]!);
+      if (this.bytes > this.maxBytes) {
+        this.exceeded = true;
+        return i + 1;
+      }
+    }
+    return rows.length;
+  }
+}
+
+/** About the length of the row's JSON: names, values and punctuation, without serialising it. */
+export function approximateJsonBytes(row: Row): number {
+  let n = 2;
+  for (const k in row) {
+    const v = row[k];
+    n += k.length + 4;
+    if (typeof v === 'string') n += v.length + 2;
+    else if (v === null || typeof v === 'number' || typeof v === 'boolean') n += 8;
+    else n += JSON.stringify(v)?.length ?? 4;
+  }
+  return n;
+}
+
 export type Row = Record<string, unknown>;
 
 /** ClickHouse error code of an engine error message, if it carries one. */
@@ -97,32 +164,61 @@ export async function refusedRegexes(ch: Analytics, patterns: string[]): Promise
 export interface RunOptions {
   timeoutS: number;
   signal?: AbortSignal;
+  /**
+   * The rows' budget (ResultBudget): the stream ends, its query stopped in the engine, once the
+   * rows yielded pass it, and `exceeded` tells the caller so. A fresh default budget when absent.
+   */
+  budget?: ResultBudget;
 }
 
-/** The statement as sent: the engine itself stops it at the time-out (not only the HTTP wait). */
+/**
+ * The statement as sent, with the per-query limits the engine itself enforces: the time-out (not
+ * only the HTTP wait), memory (heavy GROUP BY and ORDER BY spill to disk first) and result bytes.
+ */
 export function executableSql(sql: string, timeoutS: number): string {
-  return `${sql} SETTINGS max_execution_time = ${Math.max(1, Math.floor(timeoutS))}, timeout_overflow_mode = 'throw'`;
+  const memory = Math.floor(queryLimits.maxMemoryBytes);
+  return (
+    `${sql} SETTINGS max_execution_time = ${Math.max(1, Math.floor(timeoutS))}, timeout_overflow_mode = 'throw', ` +
+    `max_memory_usage = ${memory}, max_bytes_before_external_group_by = ${Math.floor(memory / 2)}, max_bytes_before_external_sort = ${Math.floor(memory / 2)}, ` +
+    `max_result_bytes = ${Math.floor(2 * queryLimits.resultBudgetBytes)}, result_overflow_mode = 'throw'`
+  );
 }
 
-/** Streams shaped rows in chunks. Throws QueryTimeoutError / QueryExecutionError. */
+/** An engine error as the query's caller sees it: time-out, limit, or an execution failure. */
+export function engineFailure(err: unknown): Error {
+  if (isEngineTimeout(err)) return new QueryTimeoutError();
+  const limit = limitSentence(err);
+  if (limit) return new QueryLimitError(limit);
+  return new QueryExecutionError(String((err as Error).message ?? err));
+}
+
+/** Streams shaped rows in chunks until they pass the budget. Throws QueryTimeoutError / QueryLimitError / QueryExecutionError. */
 export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: RunOptions): AsyncGenerator<Row[]> {
   const shape = rowShaper(q);
-  // Row hooks (chain's _chain_events) may look up more, each statement under the same time-out.
+  const budget = opts.budget ?? new ResultBudget();
+  // Over budget, the engine's query is stopped like a client that went away.
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  // Row hooks (chain's _chain_events) may look up more, each statement under the same limits.
   const fetchRows = async (sql: string, params: Record<string, unknown>): Promise<unknown[][]> => {
     const out: unknown[][] = [];
-    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal: opts.signal })) out.push(...chunk);
+    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal })) out.push(...chunk);
     return out;
   };
   try {
-    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal: opts.signal })) {
+    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal })) {
       const rows = chunk.map(shape);
       for (const hook of q.pipeline.rowHooks) await hook(rows, fetchRows);
-      yield rows;
+      const fit = budget.fit(rows);
+      yield fit === rows.length ? rows : rows.slice(0, fit);
+      if (budget.exceeded) {
+        stop.abort();
+        return;
+      }
     }
   } catch (err) {
-    if (opts.signal?.aborted) return;
-    if (isEngineTimeout(err)) throw new QueryTimeoutError();
-    throw new QueryExecutionError(String((err as Error).message ?? err));
+    if (signal.aborted) return;
+    throw engineFailure(err);
   }
 }
 
@@ -228,8 +324,12 @@ export interface Histogram {
 export async function countPerBucket(ch: Analytics, q: CompiledQuery, bucketSeconds: number, opts: RunOptions): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
   const sql = executableSql(q.pipeline.eventCountSql(bucketSeconds), opts.timeoutS);
-  for await (const chunk of ch.streamRows(sql, q.pipeline.params.values, { signal: opts.signal })) {
-    for (const [b, n] of chunk) counts.set(Number(b), Number(n));
+  try {
+    for await (const chunk of ch.streamRows(sql, q.pipeline.params.values, { signal: opts.signal })) {
+      for (const [b, n] of chunk) counts.set(Number(b), Number(n));
+    }
+  } catch (err) {
+    throw engineFailure(err);
   }
   return counts;
 }

@@ -8,6 +8,8 @@ import { defineCommand } from './command.ts';
 export type FormatPiece = { kind: 'text'; text: string } | { kind: 'spec'; flags: string; width: string; precision?: string; conv: string };
 
 const SPEC = /%([-+ #0]*)(\d*)(?:\.(\d*))?(?:hh|h|ll|l|L|q|j|z|t)?([diouxXeEfFgGcs%])/y;
+/** A conversion's width or precision at most: padding is made per row before any limit applies, so `%10000000s` would ask the engine for gigabytes. */
+export const MAX_SPRINTF_WIDTH = 1000;
 
 /** Splits a C printf format; a `%` that starts no conversion is literal text (as C libraries print it). */
 function parseFormat(format: string): FormatPiece[] {
@@ -95,6 +97,11 @@ export default defineCommand({
     let next = 0;
     const parts = parseFormat(format).map((piece) => {
       if (piece.kind === 'text') return p.params.text(piece.text);
+      for (const [what, n] of [['width', piece.width], ['precision', piece.precision]] as const) {
+        if (n && Number(n) > MAX_SPRINTF_WIDTH) {
+          throw new QueryCompileError(`sprintf(): a ${what} of ${n} is more than the ${MAX_SPRINTF_WIDTH} allowed`, call.span);
+        }
+      }
       const value = values[next++] ?? "''";
       return specSql(piece, value, p.params);
     });
