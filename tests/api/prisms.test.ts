@@ -1,9 +1,11 @@
 // Prisms over real HTTP against a real appliance (embedded ClickHouse, SQLite file): CRUD,
-// selection, members, permissions and the role each route needs.
+// selection, members, permissions and the role each route needs, and that a prism shows each reader
+// only the fractals they may read now (a revoked role hides a member from every path).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, passwordOf, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { createFractal, expectError, expectOk, grant, idsOf, unknownId, UUID_RE } from '../support/api.ts';
+import { createApiKey, createFractal, expectError, expectOk, grant, idsOf, unknownId, UUID_RE } from '../support/api.ts';
+import { fractalWith, ok, query } from '../support/query.ts';
 
 interface Prism {
   id: string;
@@ -267,7 +269,8 @@ describe('who may do what on a prism', () => {
     const base = `/api/v1/prisms/${p.id}`;
 
     assert.ok(idsOf(await vera.get('/api/v1/prisms')).includes(p.id), 'listed for a viewer');
-    assert.deepEqual(sorted(expectOk<Prism>(await vera.get(base)).fractal_ids), sorted([alpha.id, beta.id]));
+    // A prism is a view: it shows vera no member she holds no role on herself.
+    assert.deepEqual(expectOk<Prism>(await vera.get(base)).fractal_ids, []);
     expectOk(await vera.post(`${base}/select`));
 
     for (const [method, url, body] of adminCalls(base, perm.id)) {
@@ -366,7 +369,8 @@ describe('adding fractals to a prism', () => {
     assert.deepEqual(sorted(added.fractal_ids), sorted([alpha.id, beta.id]));
     // The global admin is admin of every fractal.
     expectOk(await admin.post(`${base}/members`, { fractal_id: hidden.id }), 201);
-    assert.ok(expectOk<Prism>(await alice.get(base)).fractal_ids.includes(hidden.id));
+    assert.ok(expectOk<Prism>(await admin.get(base)).fractal_ids.includes(hidden.id));
+    assert.ok(!expectOk<Prism>(await alice.get(base)).fractal_ids.includes(hidden.id), 'alice holds no role on it: the prism does not show it her');
   });
 
   test('members are added once and removed once', async () => {
@@ -524,5 +528,85 @@ describe('prism permissions', () => {
     expectOk(await alice.get(`/api/v1/prisms/${mine.id}/permissions`));
     expectError(await alice.get(`/api/v1/prisms/${theirs.id}/permissions`), 404);
     expectError(await alice.post(`/api/v1/prisms/${theirs.id}/permissions`, { username: 'alice', role: 'admin' }), 404);
+  });
+});
+
+describe('a prism is a view, never a grant', () => {
+  // pia administers fractals mine and theirs and makes a prism of both; the global admin later takes
+  // theirs from her. bea administers theirs (no global admin); victor holds only a role on the prism.
+  let mine: string, theirs: string;
+  let pia: Client, bea: Client, victor: Client;
+  let prism: Prism;
+  let piaKey: Client;
+  let permOnTheirs: { id: string };
+  const users = (r: { results: Array<Record<string, unknown>> }) => r.results.map((x) => x.user).sort();
+
+  before(async () => {
+    mine = await fractalWith(app, admin, 'view-mine', [{ user: 'mine-1' }, { user: 'mine-2' }]);
+    theirs = await fractalWith(app, admin, 'view-theirs', [{ user: 'secret-1' }]);
+    pia = await makeUser(admin, 'pia');
+    bea = await makeUser(admin, 'bea');
+    victor = await makeUser(admin, 'victor');
+    await grant(admin, mine, { username: 'pia' }, 'admin');
+    permOnTheirs = await grant(admin, theirs, { username: 'pia' }, 'admin');
+    await grant(admin, theirs, { username: 'bea' }, 'admin');
+    prism = await newPrism(pia, 'Pia view', [mine, theirs]);
+    await grant(pia, prism.id, { username: 'victor' }, 'viewer', 'prism');
+    const key = (await createApiKey(pia, `/api/v1/prisms/${prism.id}`, { name: 'pia-script' })).key as string;
+    piaKey = new Client(app.url, { authorization: `Bearer ${key}` });
+  });
+
+  test('each reader sees only the members they may read themselves', async () => {
+    assert.deepEqual(users(await ok(pia, '*', { prism_id: prism.id })), ['mine-1', 'mine-2', 'secret-1']);
+    assert.deepEqual(users(await ok(piaKey, '*', { prism_id: prism.id })), ['mine-1', 'mine-2', 'secret-1']);
+    // A role on the prism alone shows no member's logs, nor their names.
+    assert.deepEqual((await ok(victor, '*', { prism_id: prism.id })).results, []);
+    assert.deepEqual(expectOk<Prism>(await victor.get(`/api/v1/prisms/${prism.id}`)).fractal_ids, []);
+  });
+
+  test("after losing the role on a member, neither the session nor the prism's API key reads it, by any route", async () => {
+    expectOk(await admin.del(`/api/v1/fractals/${theirs}/permissions/${permOnTheirs.id}`));
+    for (const who of [pia, piaKey]) {
+      assert.deepEqual(users(await ok(who, '*', { prism_id: prism.id })), ['mine-1', 'mine-2']);
+      assert.deepEqual((await ok(who, 'groupBy(fractal_id)', { prism_id: prism.id })).results.map((r) => r.fractal_id), [mine]);
+      expectError(await who.get(`/api/v1/logs/recent?fractal_id=${theirs}`), 404);
+      const recent = expectOk<Array<Record<string, unknown>>>(await who.get(`/api/v1/logs/recent?prism_id=${prism.id}`));
+      assert.ok(!recent.some((r) => r.fractal_id === theirs), 'logs/recent through the prism');
+      const fields = await who.get(`/api/v1/query/fields?prism_id=${prism.id}`);
+      assert.equal(fields.status, 200);
+    }
+    assert.equal((await query(piaKey, '*', { fractal_id: theirs })).status, 404, 'the key reads the member directly no more');
+    assert.deepEqual(expectOk<Prism>(await pia.get(`/api/v1/prisms/${prism.id}`)).fractal_ids, [mine]);
+    // Comments of the lost fractal are out of reach through the prism too.
+    const log = (await ok(admin, '*', { fractal_id: theirs })).results[0]!;
+    expectOk(await admin.post('/api/v1/comments', { log_id: log.log_id, fractal_id: theirs, timestamp: log.timestamp, content: 'seen', tags: ['ir'] }), 201);
+    assert.deepEqual(expectOk<unknown[]>(await pia.get(`/api/v1/comments/flat?prism_id=${prism.id}`)), []);
+  });
+
+  test("the prism's admin editing its members keeps a member the prism no longer shows them", async () => {
+    const edited = expectOk<Prism>(await pia.put(`/api/v1/prisms/${prism.id}`, { name: 'Pia view 2', fractal_ids: [mine] }));
+    assert.deepEqual(edited.fractal_ids, [mine]);
+    assert.deepEqual(sorted(expectOk<Prism>(await admin.get(`/api/v1/prisms/${prism.id}`)).fractal_ids), sorted([mine, theirs]));
+  });
+
+  test("the member fractal's admins see the membership and remove it", async () => {
+    const listed = expectOk<Array<{ id: string; name: string }>>(await bea.get(`/api/v1/fractals/${theirs}/prisms`));
+    assert.deepEqual(listed, [{ id: prism.id, name: 'Pia view 2' }]);
+    expectError(await pia.get(`/api/v1/fractals/${theirs}/prisms`), 404, 'not found');
+    expectError(await victor.del(`/api/v1/fractals/${theirs}/prisms/${prism.id}`), 404);
+    assert.deepEqual(expectOk(await bea.del(`/api/v1/fractals/${theirs}/prisms/${prism.id}`)), { removed: true });
+    expectError(await bea.del(`/api/v1/fractals/${theirs}/prisms/${prism.id}`), 404, 'not a member');
+    assert.deepEqual(expectOk(await bea.get(`/api/v1/fractals/${theirs}/prisms`)), []);
+    assert.deepEqual(expectOk<Prism>(await admin.get(`/api/v1/prisms/${prism.id}`)).fractal_ids, [mine]);
+  });
+
+  test("a prism API key reads nothing once the user who made it is disabled", async () => {
+    expectOk(await admin.put('/api/v1/users/pia', { enabled: false }));
+    try {
+      assert.deepEqual((await ok(piaKey, '*', { prism_id: prism.id })).results, []);
+    } finally {
+      expectOk(await admin.put('/api/v1/users/pia', { enabled: true }));
+    }
+    assert.deepEqual(users(await ok(piaKey, '*', { prism_id: prism.id })), ['mine-1', 'mine-2']);
   });
 });

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import type { TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, signIn, type TestAppliance } from '../support/appliance.ts';
+import { expectOk } from '../support/api.ts';
 import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 
 let a: TestAppliance;
@@ -317,4 +318,21 @@ test('admin: an expired session returns to sign-in, then to the same page', asyn
   await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
   assert.ok(page.url().endsWith('#/admin/groups'));
   await context.close();
+});
+
+test("admin: a fractal's page lists the prisms that show it, and Remove takes it out of one", async () => {
+  const api = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+  const f = expectOk(await api.post('/api/v1/fractals', { name: 'dmz-proxy' }), 201);
+  const p = expectOk(await api.post('/api/v1/prisms', { name: 'dmz-view', fractal_ids: [f.id] }), 201);
+  const { page, pageErrors } = await signedInPage(browser, a.url + '/#/admin/fractals');
+  await row(page, 'Fractals', 'dmz-proxy').waitFor();
+  await page.getByRole('button', { name: 'Edit dmz-proxy' }).click();
+  const section = region(page, 'Prisms showing dmz-proxy');
+  await section.getByText('dmz-view').waitFor();
+  await shot(page, 'admin-fractal-prisms.png');
+  await section.getByRole('button', { name: 'Remove dmz-proxy from prism dmz-view' }).click();
+  await section.getByText('No prism holds this fractal.').waitFor();
+  assert.deepEqual(expectOk(await api.get(`/api/v1/prisms/${p.id}`)).fractal_ids, [], 'the service no longer holds the membership');
+  assert.deepEqual(pageErrors, []);
+  await page.close();
 });

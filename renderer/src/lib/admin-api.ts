@@ -138,6 +138,9 @@ export const admin = {
   setQuota: (id: Id, quota_bytes: number | null, action: QuotaAction) =>
     put<AdminFractal>(`/fractals/${enc(id)}/disk-quota`, { quota_bytes, action }),
   refreshStats: () => post<FractalStatsRow[]>('/fractals/stats/refresh'),
+  /** The prisms holding a fractal, for its admins (a member added by someone who since lost the fractal included). */
+  fractalPrisms: (id: Id) => get<Array<{ id: string; name: string }>>(`/fractals/${enc(id)}/prisms`),
+  leavePrism: (id: Id, prismId: Id) => del<{ removed: boolean }>(`/fractals/${enc(id)}/prisms/${enc(prismId)}`),
 
   // ---- ingest tokens (fractals only)
   tokens: (fractalId: Id) => get<AdminIngestToken[]>(`/fractals/${enc(fractalId)}/ingest-tokens`),

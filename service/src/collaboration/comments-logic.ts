@@ -16,6 +16,7 @@
 import { enforceScopeRule, type ScopeRule } from '../auth/access.ts';
 import type { Principal, Role } from '../auth/principal.ts';
 import { roleRank } from '../auth/principal.ts';
+import { readableMembers, readsThroughPrism } from '../auth/read-scope.ts';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { isUuid } from '../http/schemas.ts';
@@ -100,6 +101,8 @@ function rightsOn(ctx: Context, p: Principal, fractalId: string): FractalRights 
   if (name === undefined) return { name, own: null, role: null };
   const own = ctx.roles.roleOf(p, 'fractal', fractalId);
   let role = own;
+  // A prism adds rights only on a member it shows the caller now (readsThroughPrism).
+  if (!readsThroughPrism(ctx, p, fractalId)) return { name, own, role };
   for (const prismId of ctx.prisms.containing(fractalId)) {
     const viaPrism = ctx.roles.roleOf(p, 'prism', prismId);
     const capped: Role | null = viaPrism === 'admin' ? 'analyst' : viaPrism;
@@ -290,7 +293,7 @@ export function resolveWriteScope(ctx: Context, p: Principal, requested: { fract
     return [target.id];
   }
   enforceScopeRule(p, { scope: 'prism', role: 'viewer', keyPermission: 'comment' }, ctx.roles.resolve(p, 'prism', target.id));
-  return ctx.prisms.memberIds(target.id);
+  return readableMembers(ctx, p, target.id);
 }
 
 /**

@@ -3,6 +3,7 @@
 // store; the logs from the query service, as the query `comment(tags="…")` (or `in(log_id, …)`)
 // over the span of the comments' log times, so they arrive as the workspace shows event rows.
 import type { Principal } from '../auth/principal.ts';
+import { readableMembers } from '../auth/read-scope.ts';
 import type { Comment } from '../collaboration/comments-store.ts';
 import type { Context } from '../context.ts';
 import { runQuery } from '../query/query-service.ts';
@@ -27,8 +28,9 @@ export interface ContextComment {
   created_at: string;
 }
 
-export function scopeFractals(ctx: Context, scope: Scope): string[] {
-  return scope.type === 'fractal' ? [scope.id] : ctx.prisms.memberIds(scope.id);
+/** The fractals a notebook's scope shows `p`: a prism's members only as far as `p` may read them now. */
+export function scopeFractals(ctx: Context, p: Principal, scope: Scope): string[] {
+  return scope.type === 'fractal' ? [scope.id] : readableMembers(ctx, p, scope.id);
 }
 
 /** The comments a spec names in these fractals, oldest log first. */
@@ -69,7 +71,7 @@ export function contextQuery(spec: ContextSpec): string {
 /** Gathers the comments and their logs into a snapshot. */
 export async function gatherContext(ctx: Context, p: Principal, scope: Scope, spec: ContextSpec, signal?: AbortSignal): Promise<Snapshot> {
   const started = performance.now();
-  const comments = contextComments(ctx, scopeFractals(ctx, scope), spec);
+  const comments = contextComments(ctx, scopeFractals(ctx, p, scope), spec);
   const query = contextQuery(spec);
   let logs: Snapshot['results'] = [];
   let fieldOrder: string[] = [];

@@ -56,7 +56,7 @@ export async function generateFromComments(
   input: { tag: string; attack_chain?: boolean },
 ): Promise<GenerateResult> {
   const tag = normalizeTag(input.tag);
-  const comments = contextComments(ctx, scopeFractals(ctx, scope), { tag });
+  const comments = contextComments(ctx, scopeFractals(ctx, a.p, scope), { tag });
   if (comments.length === 0) throw notFound(`No comments tagged "${tag}" in ${scope.type} "${scope.name}".`);
   const by = actorName(a.p);
   const context = await gatherContext(ctx, a.p, scope, { tag });

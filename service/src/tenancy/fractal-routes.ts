@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { Description, IdParams, Name, Nullable, StringEnum } from '../http/schemas.ts';
+import { Description, IdParams, Name, Nullable, StringEnum, Uuid } from '../http/schemas.ts';
 import type { App } from '../http/app.ts';
 import { createFractal, deleteFractal, refreshAllStats } from './fractals-logic.ts';
 import { publicFractal } from './fractals-store.ts';
@@ -66,6 +66,21 @@ export async function fractalRoutes(app: App, ctx: Context) {
     const all = await refreshAllStats(ctx);
     return ok(all);
   });
+
+  // The prisms that hold this fractal, for its admins: a member added by a prism's admin who has
+  // since lost the fractal is seen and removed here.
+  app.get('/api/v1/fractals/:id/prisms', { config: role('admin'), schema: { params: IdParams } }, async (req) =>
+    ok(ctx.prisms.containing(req.params.id).map((id) => ({ id, name: ctx.prisms.get(id)?.name ?? '' }))),
+  );
+
+  app.delete(
+    '/api/v1/fractals/:id/prisms/:prismId',
+    { config: role('admin'), schema: { params: Type.Object({ id: Uuid, prismId: Uuid }) } },
+    async (req) => {
+      if (!ctx.prisms.removeMember(req.params.prismId, req.params.id)) throw notFound(`This fractal is not a member of prism ${req.params.prismId}.`);
+      return ok({ removed: true });
+    },
+  );
 
   app.put(
     '/api/v1/fractals/:id/retention',

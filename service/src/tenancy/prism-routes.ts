@@ -1,7 +1,11 @@
 // Prisms: views across several fractals. Adding a fractal to a prism needs the admin role on
-// that fractal, so a prism can never show someone logs they could not be granted directly.
+// that fractal; reading through a prism shows each reader only the members they may read
+// themselves, decided at every read (auth/read-scope.ts readsThroughPrism), so a prism is a view,
+// never a grant. A fractal's admins see and remove its memberships from the fractal's side
+// (fractal-routes.ts).
 import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.ts';
+import { readableMembers, readsThroughPrism } from '../auth/read-scope.ts';
 import type { Context } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { conflict, forbidden, notFound } from '../http/errors.ts';
@@ -12,8 +16,9 @@ import type { PrismRow } from './prisms-store.ts';
 const role = (r: 'viewer' | 'admin') => ({ access: { scope: 'prism' as const, param: 'id', role: r } });
 
 export async function prismRoutes(app: App, ctx: Context) {
-  const view = (p: PrismRow) => {
-    const ids = ctx.prisms.memberIds(p.id);
+  /** The prism as `who` sees it: only the members it shows them. */
+  const view = (p: PrismRow, who: Principal) => {
+    const ids = readableMembers(ctx, who, p.id);
     return {
       id: p.id,
       name: p.name,
@@ -37,7 +42,7 @@ export async function prismRoutes(app: App, ctx: Context) {
 
   app.get('/api/v1/prisms', { config: { access: { authenticated: true } } }, async (req) => {
     const visible = ctx.roles.visibleIds(req.principal!, 'prism');
-    return ok(ctx.prisms.list().filter((p) => visible === 'all' || visible.has(p.id)).map(view));
+    return ok(ctx.prisms.list().filter((p) => visible === 'all' || visible.has(p.id)).map((p) => view(p, req.principal!)));
   });
 
   app.post(
@@ -58,11 +63,11 @@ export async function prismRoutes(app: App, ctx: Context) {
         if (who.kind === 'user' && who.user.is_admin !== 1) ctx.permissions.grant('prism', p.id, { userId: who.user.id }, 'admin');
         return p;
       })();
-      return reply.code(201).send(ok(view(prism)));
+      return reply.code(201).send(ok(view(prism, who)));
     },
   );
 
-  app.get('/api/v1/prisms/:id', { config: role('viewer'), schema: { params: IdParams } }, async (req) => ok(view(ctx.prisms.get(req.params.id)!)));
+  app.get('/api/v1/prisms/:id', { config: role('viewer'), schema: { params: IdParams } }, async (req) => ok(view(ctx.prisms.get(req.params.id)!, req.principal!)));
 
   app.put(
     '/api/v1/prisms/:id',
@@ -76,10 +81,13 @@ export async function prismRoutes(app: App, ctx: Context) {
     async (req) => {
       const b = req.body;
       if (b.name) nameClash(b.name.trim(), req.params.id);
-      const current = new Set(ctx.prisms.memberIds(req.params.id));
-      const ids = b.fractal_ids ? [...new Set(b.fractal_ids)] : undefined;
-      for (const id of ids ?? []) if (!current.has(id)) mayAdd(req.principal!, id);
-      return ok(view(ctx.prisms.update(req.params.id, { name: b.name?.trim(), description: b.description, fractalIds: ids })));
+      const who = req.principal!;
+      const current = ctx.prisms.memberIds(req.params.id);
+      let ids = b.fractal_ids ? [...new Set(b.fractal_ids)] : undefined;
+      for (const id of ids ?? []) if (!current.includes(id)) mayAdd(who, id);
+      // The list replaces the members the caller sees; those the prism does not show them stay.
+      if (ids) ids = [...new Set([...ids, ...current.filter((id) => !readsThroughPrism(ctx, who, id))])];
+      return ok(view(ctx.prisms.update(req.params.id, { name: b.name?.trim(), description: b.description, fractalIds: ids }), who));
     },
   );
 
@@ -101,7 +109,7 @@ export async function prismRoutes(app: App, ctx: Context) {
     async (req, reply) => {
       mayAdd(req.principal!, req.body.fractal_id);
       if (!ctx.prisms.addMember(req.params.id, req.body.fractal_id)) throw conflict('That fractal is already a member of this prism.');
-      return reply.code(201).send(ok(view(ctx.prisms.get(req.params.id)!)));
+      return reply.code(201).send(ok(view(ctx.prisms.get(req.params.id)!, req.principal!)));
     },
   );
 
@@ -110,7 +118,7 @@ export async function prismRoutes(app: App, ctx: Context) {
     { config: role('admin'), schema: { params: Type.Object({ id: Uuid, fractalID: Uuid }) } },
     async (req) => {
       if (!ctx.prisms.removeMember(req.params.id, req.params.fractalID)) throw notFound(`Fractal ${req.params.fractalID} is not a member of this prism.`);
-      return ok(view(ctx.prisms.get(req.params.id)!));
+      return ok(view(ctx.prisms.get(req.params.id)!, req.principal!));
     },
   );
 }
