@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { runScopeQueries, runScopeQuery, prepareScopeQuery, QueryInputError } from '../../service/src/query/query-service.ts';
+import { BATCH_MAX_QUERIES } from '../../service/src/query/batch.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
 import { ingestFractal } from '../support/ingest.ts';
@@ -89,5 +90,21 @@ test('several queries over one window: filter-only ones share a scan and each ge
       return JSON.stringify(alone.compiled.isAggregated ? each.sort() : each);
     };
     assert.equal(key(o.result.rows), key(alone.rows), q);
+  }
+});
+
+test('more queries than one statement combines (a synced feed) are split into several scans, each query still exact', async () => {
+  const end = a.ingest.settledBefore();
+  const start = new Date(end.getTime() - 3_600_000);
+  const users = ['late', 'next', 'edge', 'nobody'];
+  // Each query distinct (a condition that never excludes), 2.5 statements' worth.
+  const queries = Array.from({ length: Math.ceil(BATCH_MAX_QUERIES * 2.5) }, (_, i) => `user=${users[i % users.length]} user!=never${i}`);
+  const batch = await runScopeQueries(a.context, { queries, scope: scope('prism', prismId), start, end });
+  const expected = new Map<string, string[]>();
+  for (const u of users) expected.set(u, (await runScopeQuery(a.context, { query: `user=${u}`, scope: scope('prism', prismId), start, end })).rows.map((r) => String(r.log_id)));
+  assert.deepEqual([...expected.values()].map((ids) => ids.length), [1, 1, 1, 0]);
+  for (const [i, o] of batch.entries()) {
+    assert.ok(o.ok, queries[i]);
+    assert.deepEqual(o.result.rows.map((r) => String(r.log_id)), expected.get(users[i % users.length]!), queries[i]);
   }
 });

@@ -9,8 +9,10 @@ import type { CompiledQuery } from './compile.ts';
 import { conjunction } from './plan/pipeline.ts';
 import { engineFailure, executableSql, ResultBudget, rowShaper, type Row } from './run.ts';
 
-/** Rows the combined statement reads at most; past it the caller runs the queries one by one. */
+/** Rows the combined statement reads at most; past it the caller splits the batch. */
 export const BATCH_ROW_LIMIT = 100_000;
+/** Queries one statement combines at most (a statement of thousands of conditions is slow to plan). */
+export const BATCH_MAX_QUERIES = 100;
 
 /**
  * A query one scan can answer with others: its final rows are the events its conditions keep,
