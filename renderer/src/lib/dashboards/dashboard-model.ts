@@ -3,6 +3,7 @@
 // go when one moves is grid.ts's rule, the service's own. Pure: tests/ui/dashboards.test.ts.
 import { CHART_NAMES } from '../charts/spec.ts';
 import type { RangeFields, Variable } from '../documents.ts';
+import type { Applied as LiveApplied } from '../live/follow.ts';
 import { appendFilter, filterClause } from '../search/query-text.ts';
 import { isPreset } from '../search/time.ts';
 import type { SearchView } from '../search/view-state.ts';
@@ -130,7 +131,7 @@ export function drawn(w: Pick<Widget, 'chart_type' | 'chart_config'>, r: WidgetR
 
 // ---- live events ---------------------------------------------------------------------------------
 
-export type Applied = { doc: DashboardDoc } | { reload: true } | { deleted: true; by: string };
+export type Applied = LiveApplied<DashboardDoc>;
 
 const byCells = (a: Box, b: Box) => a.pos_y - b.pos_y || a.pos_x - b.pos_x || (a.id < b.id ? -1 : 1);
 

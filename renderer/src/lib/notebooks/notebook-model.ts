@@ -6,6 +6,7 @@
 export type SectionType = 'markdown' | 'query' | 'ai_summary' | 'comment_context';
 
 import type { Variable } from '../documents.ts';
+import type { Applied as LiveApplied } from '../live/follow.ts';
 
 export type { Variable };
 
@@ -86,7 +87,7 @@ export interface NotebookDoc extends NotebookFields {
 }
 
 /** What an event asks of the page beyond the new document. */
-export type Applied = { doc: NotebookDoc } | { reload: true } | { deleted: true; by: string };
+export type Applied = LiveApplied<NotebookDoc>;
 
 function ordered(sections: Section[], order: string[] | undefined): Section[] {
   if (!order) return sections;
