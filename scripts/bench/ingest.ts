@@ -45,6 +45,7 @@ async function main() {
   const service = await startServiceProcess({
     dataDir,
     env: { SVC_ADMIN_PASSWORD: 'bench-password', SVC_INGEST_RATE_LIMIT: '100000', SVC_INGEST_RATE_BURST: '100000' },
+    timeoutMs: 120_000, // a busy machine starts the service slowly
   });
   const { child, base } = service;
   const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;

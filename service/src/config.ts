@@ -31,6 +31,8 @@ export interface Config {
   ingestRateLimit: number;
   ingestRateBurst: number;
   ingestQueueSize: number;
+  /** Bytes of rows the ingest queue holds at most (SVC_INGEST_QUEUE_BYTES; an addition to the spec). */
+  ingestQueueBytes: number;
   ingestWorkers: number;
   metricsEnabled: boolean;
   metricsHost: string;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     ingestRateLimit: integer(env, 'SVC_INGEST_RATE_LIMIT', 10_000, 1),
     ingestRateBurst: integer(env, 'SVC_INGEST_RATE_BURST', 20_000, 1),
     ingestQueueSize: integer(env, 'SVC_INGEST_QUEUE_SIZE', 100, 1, 100_000),
+    ingestQueueBytes: integer(env, 'SVC_INGEST_QUEUE_BYTES', 268_435_456, 1_048_576),
     ingestWorkers: integer(env, 'SVC_INGEST_WORKERS', 4, 1, 64),
     metricsEnabled: bool(env, 'SVC_METRICS_ENABLED', false),
     metricsHost: metrics.host,

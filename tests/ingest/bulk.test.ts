@@ -408,12 +408,26 @@ describe('pressure and refusals from the pipeline (stub pipeline, no storage)', 
     });
   });
 
-  test('queue full: 429 for the whole request', async () => {
+  test('queue full: a 200 whose every item is a 429 the client retries, with Retry-After', async () => {
     await withStub({ accept: async () => { throw new HttpError(429, 'The ingest queue is full; retry with backoff.', { 'retry-after': '1' }); } }, async (url) => {
-      const r = await post(url, body);
-      assert.equal(r.status, 429);
+      const r = await post(url, nd({ index: {} }, { a: 1 }, { delete: { _id: 'd' } }, { create: { _index: 'x' } }, { b: 2 }));
+      assert.equal(r.status, 200);
       assert.equal(r.headers.get('retry-after'), '1');
-      assert.equal(r.body.error.reason, 'The ingest queue is full; retry with backoff.');
+      assert.equal(r.body.errors, true);
+      const flat = r.body.items.map((i: any) => Object.values(i)[0]);
+      // The delete is refused for what it is (400); both documents are 429s to retry.
+      assert.deepEqual(flat.map((i: any) => i.status), [429, 400, 429]);
+      assert.equal(flat[0].error.type, 'es_rejected_execution_exception');
+      assert.equal(flat[0].error.reason, 'The ingest queue is full; retry with backoff.');
+      assert.equal(flat[2]._index, 'x');
+    });
+  });
+
+  test('a spool that cannot be written: every document a 503 item, not a lost request', async () => {
+    await withStub({ accept: async () => { throw new HttpError(503, 'The appliance could not write its ingest spool.', { 'retry-after': '5' }); } }, async (url) => {
+      const r = await post(url, body);
+      assert.equal(r.status, 200);
+      assert.equal(r.body.items[0].index.status, 503);
     });
   });
 

@@ -115,6 +115,11 @@ export interface ClickHouseHttpBridge {
   /** Every SQL statement received from an authenticated client, in arrival order (INSERT data
    *  excluded). The same array is appended to for the bridge's lifetime. */
   queries: string[];
+  /**
+   * Holds every INSERT until the returned function is called, as a server too busy to take writes
+   * would (reads still run): how a test fills the appliance's ingest queue.
+   */
+  holdInserts(): () => void;
   /** Stops the server (open connections are dropped), waits for the engine, closes the session. */
   close(): Promise<void>;
 }
@@ -516,6 +521,9 @@ async function serve(session: ChdbSession, native: ChdbNative, opts: ClickHouseH
   const queue = new SerialQueue();
   const queries: string[] = [];
   let closing = false;
+  /** Awaited by every INSERT (holdInserts replaces it with a promise that waits). */
+  let insertGate: Promise<void> = Promise.resolve();
+  let openGate = () => {};
 
   // chDB quirk (26.7): when a query fails after its output has started (TOO_MANY_ROWS_OR_BYTES,
   // TIMEOUT_EXCEEDED mid-result, ...), the partial output is not discarded but handed out as the
@@ -786,6 +794,7 @@ async function serve(session: ChdbSession, native: ChdbNative, opts: ClickHouseH
       const defaultFormat = params.get('default_format') || headerValue(req, 'x-clickhouse-format') || 'TabSeparated';
 
       if (closing) throw bridgeError('STD_EXCEPTION', 'The bridge is shutting down');
+      if (keyword === 'INSERT') await insertGate;
       const result = await queue.run(() =>
         execute({ sql, data, keyword, database, settings, setStatementNames: setNames, params: bound, defaultFormat }),
       );
@@ -839,9 +848,19 @@ async function serve(session: ChdbSession, native: ChdbNative, opts: ClickHouseH
   return {
     url: `http://127.0.0.1:${address.port}`,
     queries,
+    holdInserts() {
+      let open!: () => void;
+      insertGate = new Promise<void>((r) => (open = r));
+      openGate = () => {
+        insertGate = Promise.resolve();
+        open();
+      };
+      return openGate;
+    },
     close() {
       closed ??= (async () => {
         closing = true;
+        openGate();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await stopped;

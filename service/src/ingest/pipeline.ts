@@ -15,7 +15,7 @@ import { parseKv } from './parsers/kv.ts';
 import { ParseError } from './parsers/parse-error.ts';
 import { parseSyslog } from './parsers/syslog.ts';
 import { Pressure } from './pressure.ts';
-import { IngestQueue, type QueuedBatch } from './queue.ts';
+import { batchBytes, IngestQueue, type QueuedBatch } from './queue.ts';
 import { Spool } from './spool.ts';
 import { formatNs, nowNs, resolveTimestamp } from './timestamps.ts';
 import { TokenBucket } from './rate-limit.ts';
@@ -32,6 +32,7 @@ const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 /** The ingest time of a spooled row, to the millisecond. */
 const INGEST_TS = /"ingest_timestamp":"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})/;
 const MAX_REPORTED_ERRORS = 5;
+export const QUEUE_FULL = 'The ingest queue is full; retry with backoff.';
 
 /** The sentence for a request none of whose records was accepted. */
 export function noValidLogs(r: AcceptResult): string {
@@ -41,9 +42,16 @@ export function noValidLogs(r: AcceptResult): string {
 export interface IngestPipeline {
   /** The presented ingest token (Bearer, ApiKey, X-API-Key or Basic password); throws 401. */
   authenticate(req: FastifyRequest): ResolvedToken;
-  /** Request-rate admission; throws 429 with Retry-After when over SVC_INGEST_RATE_LIMIT/BURST. */
-  admit(): void;
-  /** Parses, normalizes, stamps, spools and queues; throws 429 when the queue is full. */
+  /**
+   * Admission before the body is read: 429 with Retry-After when over SVC_INGEST_RATE_LIMIT/BURST,
+   * or when the queue is full and the route cannot refuse records one by one (`answersPerItem`).
+   */
+  admit(opts?: { answersPerItem?: boolean }): void;
+  /**
+   * Parses, normalizes, stamps, spools and queues, all or nothing: throws 429 when the queue has
+   * no room for all the request's logs (or the fractal is over its quota), 503 when the spool
+   * cannot be written.
+   */
   accept(token: ResolvedToken, records: IncomingRecord[]): Promise<AcceptResult>;
 }
 
@@ -114,6 +122,7 @@ export class Ingest implements IngestPipeline {
     this.spool = new Spool(path.join(config.dataDir, 'spool'));
     this.queue = new IngestQueue({
       slots: config.ingestQueueSize,
+      maxBytes: config.ingestQueueBytes,
       workers: config.ingestWorkers,
       insert: (table, chunks) => ctx.logs.insert(table, chunks),
       onInserted: (batches, ms) => {
@@ -135,7 +144,7 @@ export class Ingest implements IngestPipeline {
       },
       onRecovered: () => this.pressure.set('storage', false),
     });
-    metrics.trackIngest(() => ({ depth: this.queue.depth, spoolBytes: this.spool.bytes }));
+    metrics.trackIngest(() => ({ depth: this.queue.depth, logs: this.queue.queuedLogs, bytes: this.queue.queuedBytes, spoolBytes: this.spool.bytes }));
   }
 
   /**
@@ -178,13 +187,23 @@ export class Ingest implements IngestPipeline {
     return token;
   }
 
-  admit(): void {
+  admit(opts: { answersPerItem?: boolean } = {}): void {
+    // A route whose answer has no items (nothing but the whole request can be refused) is turned
+    // away before its body is read while the queue is full: no memory or parsing spent on it.
+    if (!opts.answersPerItem && !this.queue.hasRoom) throw this.queueFull(0);
     const wait = this.bucket.take();
     if (wait > 0) {
       this.pressure.hit('rate_limit', `over ${this.ctx.config.ingestRateLimit} requests/s (burst ${this.ctx.config.ingestRateBurst})`);
       this.ctx.metrics.ingestRefused.inc({ reason: 'rate_limit' });
       throw new HttpError(429, 'Ingest rate limit exceeded; retry with backoff.', { 'retry-after': String(wait) });
     }
+  }
+
+  /** The 429 of a full queue (reported as pressure; `logs` refused logs are counted). */
+  private queueFull(logs: number, bytes = 0): HttpError {
+    this.pressure.hit('queue', this.queue.describeFull(logs, bytes));
+    this.ctx.metrics.ingestRefused.inc({ reason: 'queue_full' }, Math.max(1, logs));
+    return new HttpError(429, QUEUE_FULL, { 'retry-after': '1' });
   }
 
   async accept(token: ResolvedToken, records: IncomingRecord[], logIds?: string[]): Promise<AcceptResult> {
@@ -249,11 +268,6 @@ export class Ingest implements IngestPipeline {
     const accepted = records.length - rejected;
     if (accepted === 0) return { accepted, rejected, errors, outcomes, durable: false };
 
-    if (!this.queue.reserve(chunks.length)) {
-      this.pressure.hit('queue', `all ${this.queue.capacity} batch slots in use`);
-      metrics.ingestRefused.inc({ reason: 'queue_full' }, accepted);
-      throw new HttpError(429, 'The ingest queue is full; retry with backoff.', { 'retry-after': '1' });
-    }
     const batches: QueuedBatch[] = chunks.map((c) => ({
       id: randomUUID(),
       fractalId: fid,
@@ -261,11 +275,13 @@ export class Ingest implements IngestPipeline {
       table: 'logs_ingest',
       rows: c.finish(),
     }));
+    const bytes = batches.reduce((n, b) => n + batchBytes(b.rows), 0);
+    if (!this.queue.reserve(accepted, bytes)) throw this.queueFull(accepted, bytes);
     for (const b of batches) this.unsettled.set(b.id, stampMs);
     try {
       await Promise.all(batches.map((b) => this.spool.append(b)));
     } catch (err) {
-      this.queue.release(batches.length);
+      this.queue.release(accepted, bytes);
       for (const b of batches) this.unsettled.delete(b.id);
       this.pressure.set('spool', true, `spool write failed: ${(err as Error).message}`);
       metrics.ingestRefused.inc({ reason: 'spool_error' }, accepted);

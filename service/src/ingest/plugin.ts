@@ -11,6 +11,10 @@ import { HttpError } from '../http/errors.ts';
 import type { IngestPipeline, ResolvedToken } from './pipeline.ts';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An ingest route whose answer refuses records one by one (`/_bulk`): never refused whole for a full queue. */
+    answersPerItem?: boolean;
+  }
   interface FastifyRequest {
     /** The ingest token of a `{ingest: true}` route, checked in onRequest. */
     ingestToken: ResolvedToken | null;
@@ -49,7 +53,7 @@ export function ingestScope(routes: IngestRoutes[]) {
       const access = req.routeOptions.config?.access;
       if (!access || !('ingest' in access)) return;
       req.ingestToken = deps.pipeline.authenticate(req);
-      deps.pipeline.admit();
+      deps.pipeline.admit({ answersPerItem: req.routeOptions.config.answersPerItem === true });
     });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));

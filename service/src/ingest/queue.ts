@@ -1,9 +1,15 @@
-// The bounded ingest queue: SVC_INGEST_QUEUE_SIZE slots, one per batch of at most 5,000 logs,
-// drained by SVC_INGEST_WORKERS workers. A slot is held from admission until ClickHouse has the
-// batch, so the bound covers in-flight work too. Workers coalesce waiting batches into one insert
-// (fewer, larger parts are much cheaper for ClickHouse than many small ones): while fewer than
-// MIN_ROWS_PER_INSERT rows wait, a worker lets the oldest batch wait up to LINGER_MS for more.
-// A failed insert is retried with exponential backoff; batches are never dropped.
+// The bounded ingest queue, drained by SVC_INGEST_WORKERS workers.
+//
+// Admission counts logs and bytes, not requests: the queue holds up to SVC_INGEST_QUEUE_SIZE slots
+// of 5,000 logs (500,000 logs by default) and SVC_INGEST_QUEUE_BYTES of rows, whichever comes
+// first. A batch is what one request (or one syslog listener flush) adds, at most 5,000 logs; small
+// batches from many connections share slots, so a relay sending one log per request is nowhere near
+// "full". Logs and bytes are held from admission until ClickHouse has them, so the bounds cover
+// in-flight work too, and the byte bound keeps the process's memory bounded whatever the logs look
+// like. Workers coalesce waiting batches into one insert (fewer, larger parts are much cheaper for
+// ClickHouse than many small ones): while fewer than MIN_ROWS_PER_INSERT rows wait, a worker lets
+// the oldest batch wait up to LINGER_MS for more. A failed insert is retried with exponential
+// backoff; batches are never dropped.
 import type { IngestTable } from '../logs/log-store.ts';
 
 export interface QueuedBatch {
@@ -16,13 +22,21 @@ export interface QueuedBatch {
 }
 
 export interface QueueOptions {
+  /** Slots of SLOT_LOGS logs each. */
   slots: number;
+  /** Bytes of queued rows (plus BATCH_OVERHEAD_BYTES a batch). */
+  maxBytes: number;
   workers: number;
   insert: (table: IngestTable, chunks: Buffer[]) => Promise<void>;
   onInserted: (batches: QueuedBatch[], ms: number) => void;
   onInsertError: (err: Error, attempt: number, delayMs: number) => void;
   onRecovered: () => void;
 }
+
+/** Logs one slot holds (the interface spec's batch size). */
+export const SLOT_LOGS = 5_000;
+/** What a queued batch costs beyond its rows (objects, spool and settle bookkeeping). */
+export const BATCH_OVERHEAD_BYTES = 512;
 
 /**
  * Coalescing bounds for one insert. Measured with the ingest benchmark (1M logs, 2 cores): inserts
@@ -36,13 +50,19 @@ const MAX_ROWS_PER_INSERT = 50_000;
 const MAX_BYTES_PER_INSERT = 32 * 1024 * 1024;
 const MAX_BACKOFF_MS = 30_000;
 
+/** The bytes a batch counts against the byte bound. */
+export const batchBytes = (rows: Buffer) => rows.length + BATCH_OVERHEAD_BYTES;
+
 export class IngestQueue {
   private waiting: QueuedBatch[] = [];
   /** When each waiting batch was pushed (performance.now()), in the same order. */
   private waitingSince: number[] = [];
   private rowsWaiting = 0;
-  private reserved = 0;
+  /** Logs and bytes admitted and not yet inserted (waiting or being inserted). */
+  private logs = 0;
+  private bytes = 0;
   private wake: Array<() => void> = [];
+  private roomWaiters: Array<() => void> = [];
   private running = true;
   private workers: Promise<void>[] = [];
 
@@ -50,17 +70,35 @@ export class IngestQueue {
     for (let i = 0; i < o.workers; i++) this.workers.push(this.work());
   }
 
-  /** Claims slots for n batches; false when the queue is full. */
-  reserve(n: number): boolean {
-    if (this.reserved + n > this.o.slots) return false;
-    this.reserved += n;
+  /**
+   * Claims room for `logs` logs taking `bytes` bytes (batchBytes of each batch); false when that
+   * would pass either bound. An empty queue takes anything, so a single request larger than the
+   * bounds is not refused for ever.
+   */
+  reserve(logs: number, bytes: number): boolean {
+    if (this.logs > 0 && (this.logs + logs > this.logCapacity || this.bytes + bytes > this.o.maxBytes)) return false;
+    this.logs += logs;
+    this.bytes += bytes;
     return true;
   }
-  release(n: number): void {
-    this.reserved = Math.max(0, this.reserved - n);
+  release(logs: number, bytes: number): void {
+    this.logs = Math.max(0, this.logs - logs);
+    this.bytes = Math.max(0, this.bytes - bytes);
+    for (const w of this.roomWaiters.splice(0)) w();
   }
 
-  /** A batch whose slot was reserved (and which is on the spool). */
+  /** False when not even one more log would be admitted (what a request is refused on before its body is read). */
+  get hasRoom(): boolean {
+    return this.logs === 0 || (this.logs < this.logCapacity && this.bytes < this.o.maxBytes);
+  }
+
+  /** Resolves the next time room is released (or at once when the queue is stopping). */
+  whenRoom(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((r) => this.roomWaiters.push(r));
+  }
+
+  /** A batch whose room was reserved (and which is on the spool). */
   push(b: QueuedBatch): void {
     this.waiting.push(b);
     this.waitingSince.push(performance.now());
@@ -72,26 +110,54 @@ export class IngestQueue {
     for (const w of this.wake.splice(0)) w();
   }
 
-  /** Batches recovered from the spool at start; they take slots beyond the bound if need be. */
+  /** Batches recovered from the spool at start; they are taken beyond the bounds if need be. */
   pushRecovered(b: QueuedBatch): void {
-    this.reserved++;
+    this.logs += b.count;
+    this.bytes += batchBytes(b.rows);
     this.push(b);
   }
 
+  /** Slots in use: the queued logs in slots of SLOT_LOGS. */
   get depth(): number {
-    return this.reserved;
+    return Math.ceil(this.logs / SLOT_LOGS);
   }
   get capacity(): number {
     return this.o.slots;
+  }
+  get logCapacity(): number {
+    return this.o.slots * SLOT_LOGS;
+  }
+  get byteCapacity(): number {
+    return this.o.maxBytes;
+  }
+  get queuedLogs(): number {
+    return this.logs;
+  }
+  get queuedBytes(): number {
+    return this.bytes;
   }
   get waitingRows(): number {
     return this.rowsWaiting;
   }
 
+  /**
+   * Why `logs` more logs of `bytes` bytes are not admitted, in words, for the pressure report:
+   * which bound they would pass and what the queue holds.
+   */
+  describeFull(logs: number, bytes: number): string {
+    const n = (x: number) => x.toLocaleString('en-US');
+    const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MB`;
+    const holds = `the queue holds ${n(this.logs)} of ${n(this.logCapacity)} logs (${this.o.slots} slots of ${n(SLOT_LOGS)}) and ${mb(this.bytes)} of ${mb(this.o.maxBytes)}`;
+    const overLogs = logs > 0 ? this.logs + logs > this.logCapacity : this.logs >= this.logCapacity;
+    const bound = overLogs ? 'SVC_INGEST_QUEUE_SIZE' : 'SVC_INGEST_QUEUE_BYTES';
+    const what = logs > 0 ? `${n(logs)} more logs (${mb(bytes)}) would pass ${bound}` : `full (${bound})`;
+    return `${what}: ${holds}, waiting for storage to take them`;
+  }
+
   /** Resolves true when every batch is inserted, false if the time-out came first. */
   async drain(timeoutMs: number): Promise<boolean> {
     const until = Date.now() + timeoutMs;
-    while (this.reserved > 0) {
+    while (this.logs > 0) {
       if (Date.now() > until) return false;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -101,6 +167,7 @@ export class IngestQueue {
   async stop(): Promise<void> {
     this.running = false;
     this.wakeAll();
+    for (const w of this.roomWaiters.splice(0)) w();
     await Promise.all(this.workers);
   }
 
@@ -157,7 +224,10 @@ export class IngestQueue {
           await new Promise((r) => setTimeout(r, delay));
         }
       }
-      this.release(batches.length);
+      this.release(
+        batches.reduce((n, b) => n + b.count, 0),
+        batches.reduce((n, b) => n + batchBytes(b.rows), 0),
+      );
     }
   }
 }

@@ -48,7 +48,15 @@ export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx:
     const { config } = ctx;
     const layers = ingest.pressure.snapshot({
       rate_limit: { limit_per_s: config.ingestRateLimit, burst: config.ingestRateBurst },
-      queue: { slots_used: ingest.queue.depth, slots: ingest.queue.capacity, rows_waiting: ingest.queue.waitingRows },
+      queue: {
+        slots_used: ingest.queue.depth,
+        slots: ingest.queue.capacity,
+        logs_queued: ingest.queue.queuedLogs,
+        logs_capacity: ingest.queue.logCapacity,
+        bytes_queued: ingest.queue.queuedBytes,
+        bytes_capacity: ingest.queue.byteCapacity,
+        rows_waiting: ingest.queue.waitingRows,
+      },
       spool: { bytes: ingest.spool.bytes, unconfirmed_batches: ingest.spool.unconfirmed },
       storage: { last_insert_ms: ingest.lastInsertMs, avg_insert_ms: ingest.avgInsertMs },
       disk_quota: { fractals_over_quota: ctx.retention.blockedFractals },

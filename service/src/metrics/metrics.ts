@@ -68,13 +68,29 @@ export class Metrics {
   });
 
   /** Queue depth and spool size are read when scraped. */
-  trackIngest(read: () => { depth: number; spoolBytes: number }): void {
+  trackIngest(read: () => { depth: number; logs: number; bytes: number; spoolBytes: number }): void {
     new client.Gauge({
       name: 'svc_ingest_queue_depth',
-      help: 'Batch slots in use (queued or being inserted)',
+      help: 'Batch slots of 5,000 logs in use (queued or being inserted)',
       registers: [this.registry],
       collect() {
         this.set(read().depth);
+      },
+    });
+    new client.Gauge({
+      name: 'svc_ingest_queue_logs',
+      help: 'Logs admitted to the ingest queue and not yet inserted',
+      registers: [this.registry],
+      collect() {
+        this.set(read().logs);
+      },
+    });
+    new client.Gauge({
+      name: 'svc_ingest_queue_bytes',
+      help: 'Bytes of rows admitted to the ingest queue and not yet inserted (bounded by SVC_INGEST_QUEUE_BYTES)',
+      registers: [this.registry],
+      collect() {
+        this.set(read().bytes);
       },
     });
     new client.Gauge({

@@ -6,10 +6,18 @@
 // document plus `_index` (from the action line, else from the path) so shippers can be told
 // apart; its raw text is the document line. `update`/`delete` and unreadable documents are
 // refused per item (400) while the rest are stored; an unreadable action line fails the request.
+//
+// A request the pipeline cannot take now (the queue is full, the fractal is over its quota, the
+// spool cannot be written) is still a 200: every item carries the 429 (or 503) the format's
+// clients retry item by item (Beats, Logstash, Fluent Bit, rsyslog's retryfailures, Vector's
+// request_retry_partial). Admission is all or nothing, so a client that resends the whole request
+// stores nothing twice. Only the rate limit, checked before the body is read, refuses a request
+// whole.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.ts';
+import { HttpError } from '../../http/errors.ts';
 import { ingestTokenOf, type IngestDeps, type IngestRoutes } from '../plugin.ts';
-import type { IncomingRecord } from '../types.ts';
+import type { IncomingRecord, RecordOutcome } from '../types.ts';
 import { esCompatRoutes, esErrorBody, esErrorHandler, markProduct } from './es-compat.ts';
 import { BulkSyntaxError, parseBulk, type BulkItem, type EsError } from './parse.ts';
 
@@ -35,7 +43,7 @@ export const bulkRoutes: IngestRoutes = async (app: App, deps: IngestDeps) => {
 
 async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
   // The ingest scope checks the token in onRequest, before the body is read.
-  const config = { access: { ingest: true } } as const;
+  const config = { access: { ingest: true }, answersPerItem: true } as const;
   const handler = async (req: FastifyRequest<{ Params: { index?: string } }>, reply: FastifyReply) => {
     const started = process.hrtime.bigint();
     const token = ingestTokenOf(req);
@@ -51,7 +59,16 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
 
     const records: IncomingRecord[] = [];
     for (const it of items) if (it.ok) records.push({ text: it.source, fields: it.doc });
-    const outcomes = records.length > 0 ? (await deps.pipeline.accept(token, records)).outcomes : [];
+    let outcomes: RecordOutcome[] = [];
+    let refused: HttpError | null = null;
+    if (records.length > 0) {
+      try {
+        outcomes = (await deps.pipeline.accept(token, records)).outcomes;
+      } catch (err) {
+        if (!(err instanceof HttpError) || (err.statusCode !== 429 && err.statusCode !== 503)) throw err;
+        refused = err;
+      }
+    }
 
     let errors = false;
     let k = 0;
@@ -60,6 +77,10 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
       if (!it.ok) {
         errors = true;
         return { [it.action]: { _index: index, _id: it.id ?? null, status: it.status, error: { ...it.error, index } } };
+      }
+      if (refused) {
+        errors = true;
+        return { [it.action]: { _index: index, _id: null, status: refused.statusCode, error: { type: 'es_rejected_execution_exception', reason: refused.message, index } } };
       }
       const o = outcomes[k++];
       if (!o || !o.ok) {
@@ -81,6 +102,7 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
       };
     });
     const took = Number((process.hrtime.bigint() - started) / 1_000_000n);
+    if (refused?.headers['retry-after']) reply.header('retry-after', refused.headers['retry-after']);
     return reply.code(200).send({ took, errors, items: out });
   };
 

@@ -1,0 +1,147 @@
+// The ingest queue admits logs and bytes, not requests: one-log requests from many connections
+// share its slots, and only a queue that really holds SVC_INGEST_QUEUE_SIZE × 5,000 logs (or
+// SVC_INGEST_QUEUE_BYTES) refuses, /_bulk item by item inside a 200, the other routes whole. Storage
+// is a real ClickHouse HTTP interface (the bridge over the embedded engine) that stops taking
+// inserts while a test holds them, as a busy server would.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
+import { storedLogs, waitForLogs } from '../support/logs.ts';
+
+const chDir = mkdtempSync(path.join(tmpdir(), 'queue-ch-'));
+let bridge: ClickHouseHttpBridge;
+let a: TestAppliance;
+let admin: Client;
+let fractal: { id: string; token: string };
+
+before(async () => {
+  bridge = await startClickHouseHttpBridge({ dataDir: chDir });
+  a = await startTestAppliance({
+    SVC_CLICKHOUSE_URL: bridge.url,
+    SVC_CLICKHOUSE_DATABASE: 'queue_test',
+    // One slot: 5,000 logs; 4 MiB of rows.
+    SVC_INGEST_QUEUE_SIZE: '1',
+    SVC_INGEST_QUEUE_BYTES: String(4 * 1024 * 1024),
+  });
+  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+  fractal = await ingestFractal(admin, 'queue');
+});
+after(async () => {
+  await a?.dispose();
+  await bridge?.close();
+  rmSync(chDir, { recursive: true, force: true });
+});
+
+const auth = () => ({ authorization: `Bearer ${fractal.token}` });
+const bulkBody = (docs: object[]) => docs.map((d) => `{"index":{}}\n${JSON.stringify(d)}\n`).join('');
+const bulk = async (docs: object[]) => {
+  const r = await fetch(`${a.url}/_bulk`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-ndjson' }, body: bulkBody(docs) });
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+};
+const ingest = async (lines: object[]) => {
+  const r = await fetch(`${a.url}/api/v1/ingest`, { method: 'POST', headers: auth(), body: lines.map((l) => JSON.stringify(l)).join('\n') });
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+};
+const docs = (from: number, n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ seq: from + i, ...extra }));
+const queueLayer = async () => (await admin.get('/api/v1/system/pressure')).body.data.layers.queue;
+const itemStatuses = (body: any) => body.items.map((i: any) => (Object.values(i)[0] as { status: number }).status);
+
+test('admission counts logs and bytes: one-log requests share slots, a full queue refuses per item on /_bulk and whole elsewhere, and nothing accepted is lost', async () => {
+  const release = bridge.holdInserts();
+  let released = false;
+  try {
+    // 1,000 one-document /_bulk requests over 50 connections while storage takes nothing: each used
+    // to take a whole slot of the queue (429 from the second one on); together they fill a fifth of one.
+    let next = 0;
+    const statuses: number[] = [];
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        for (let i = next++; i < 1000; i = next++) {
+          const r = await bulk([{ seq: i, kind: 'single' }]);
+          statuses.push(r.status, ...itemStatuses(r.body));
+        }
+      }),
+    );
+    assert.equal(statuses.length, 2000);
+    assert.ok(statuses.every((s) => s === 200 || s === 201), `every request and item accepted: ${[...new Set(statuses)]}`);
+    let q = await queueLayer();
+    assert.equal(q.logs_queued, 1000);
+    assert.equal(q.slots_used, 1);
+    assert.equal(q.logs_capacity, 5000);
+    assert.equal(q.active, false, 'one-log requests are nowhere near full');
+
+    // Bytes: 30 logs of 100 KB (3 MB of rows) would pass the 4 MiB bound with what is queued.
+    const big = await bulk(docs(5000, 30, { kind: 'big', pad: 'x'.repeat(100_000) }));
+    assert.equal(big.status, 200);
+    assert.equal(big.body.errors, true);
+    assert.deepEqual([...new Set(itemStatuses(big.body))], [429]);
+    q = await queueLayer();
+    assert.equal(q.active, true);
+    assert.match(q.detail, /30 more logs .* would pass SVC_INGEST_QUEUE_BYTES/);
+
+    // Logs: 4,500 more would pass 5,000. /_bulk answers a 200 whose items are all 429s (with
+    // Retry-After), the type Elasticsearch clients retry item by item; /api/v1/ingest a 429.
+    const refused = await bulk(docs(10_000, 4500, { kind: 'refused' }));
+    assert.equal(refused.status, 200);
+    assert.equal(refused.retryAfter, '1');
+    assert.equal(refused.body.errors, true);
+    assert.equal(refused.body.items.length, 4500);
+    const item = refused.body.items[0].index;
+    assert.equal(item.status, 429);
+    assert.equal(item.error.type, 'es_rejected_execution_exception');
+    assert.equal(item.error.reason, 'The ingest queue is full; retry with backoff.');
+    const whole = await ingest(docs(10_000, 4500, { kind: 'refused' }));
+    assert.equal(whole.status, 429);
+    assert.equal(whole.retryAfter, '1');
+    assert.match((await queueLayer()).detail, /4,500 more logs .* would pass SVC_INGEST_QUEUE_SIZE: the queue holds 1,000 of 5,000 logs/);
+
+    // Exactly full: 4,000 more fit.
+    const fill = await ingest(docs(20_000, 4000, { kind: 'fill' }));
+    assert.equal(fill.status, 200, JSON.stringify(fill.body));
+    q = await queueLayer();
+    assert.equal(q.logs_queued, 5000);
+    // Now not one more log: /api/v1/ingest is refused before its body is read, /_bulk per item.
+    assert.equal((await ingest([{ seq: 30_000, kind: 'late' }])).status, 429);
+    const late = await bulk([{ seq: 30_001, kind: 'late' }]);
+    assert.equal(late.status, 200);
+    assert.deepEqual(itemStatuses(late.body), [429]);
+    const otlp = await fetch(`${a.url}/v1/logs`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"resourceLogs":[]}' });
+    assert.equal(otlp.status, 429);
+    assert.equal(otlp.headers.get('retry-after'), '1');
+
+    release();
+    released = true;
+    const rows = await waitForLogs(a, fractal.id, 5000, 60_000);
+    const seqs = rows.map((r) => Number(r.fields.seq));
+    assert.equal(new Set(seqs).size, seqs.length, 'no log stored twice');
+    assert.deepEqual(
+      Object.fromEntries(['single', 'fill', 'big', 'refused', 'late'].map((k) => [k, rows.filter((r) => r.fields.kind === k).length])),
+      { single: 1000, fill: 4000, big: 0, refused: 0, late: 0 },
+    );
+
+    // Once storage takes them again, the refused requests go through when retried.
+    assert.equal((await bulk(docs(10_000, 4500, { kind: 'refused' }))).body.errors, false);
+    const after = await waitForLogs(a, fractal.id, 9500, 60_000);
+    assert.equal(after.length, 9500);
+    assert.equal((await queueLayer()).logs_capacity, 5000);
+  } finally {
+    if (!released) release();
+  }
+});
+
+test('the queue is empty again once storage has everything', async () => {
+  const deadline = Date.now() + 30_000;
+  while ((await queueLayer()).logs_queued > 0) {
+    assert.ok(Date.now() < deadline, 'queue drained');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const q = await queueLayer();
+  assert.equal(q.bytes_queued, 0);
+  assert.equal(q.slots_used, 0);
+  assert.equal((await storedLogs(a, fractal.id)).length, 9500);
+});
