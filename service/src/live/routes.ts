@@ -26,6 +26,7 @@ import { Type } from 'typebox';
 import type { App } from '../http/app.ts';
 import { ok } from '../http/envelope.ts';
 import { IdParams } from '../http/schemas.ts';
+import { openEventStream } from '../http/sse.ts';
 import type { LiveHub, LiveMessage, PresenceIdentity } from './hub.ts';
 
 export interface LiveDocument {
@@ -99,14 +100,7 @@ export function liveRoutes(app: App, hub: LiveHub, doc: LiveDocument): void {
 }
 
 function stream(reply: FastifyReply, hub: LiveHub, kind: string, id: string, lastEventId: string | undefined): void {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  const res = openEventStream(reply);
   res.socket?.setNoDelay(true);
   const write = (text: string) => {
     if (res.writableEnded || res.destroyed) return;

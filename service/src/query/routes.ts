@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import type { Context } from '../context.ts';
 import type { App } from '../http/app.ts';
+import { openEventStream } from '../http/sse.ts';
 import { fieldCatalog, fieldStats } from './field-stats.ts';
 import { commandReference } from './reference.ts';
 import { asInputError, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
@@ -192,14 +193,7 @@ export async function queryRoutes(app: App, ctx: Context) {
       return reply.code(f.status).send(f.body);
     }
     const controller = new AbortController();
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    const res = openEventStream(reply);
     // The client went away: stop the engine's query, not only our writes.
     res.on('close', () => controller.abort());
     const send = (event: string, data: unknown): boolean =>
