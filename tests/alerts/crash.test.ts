@@ -92,6 +92,8 @@ test('a SIGKILL mid-window loses no match and fires none twice', { timeout: 240_
   const counts = deliveredSeqs();
   const twice = [...counts].filter(([, n]) => n > 1).map(([s]) => s);
   assert.deepEqual(twice, [], `matches delivered in two firings: ${twice.slice(0, 10).join(', ')}`);
+  // Without SVC_BASE_URL the envelope carries no alert_link.
+  assert.ok(hooks.on('/crash').every((r) => !('alert_link' in JSON.parse(r.body))), 'alert_link without SVC_BASE_URL');
   const unexpected = [...counts.keys()].filter((s) => !accepted.includes(s));
   // A request cut off by the kill may have been stored without its 200 reaching us: allowed, but it
   // must then be a real matching log, delivered once (checked above).

@@ -94,7 +94,7 @@ test('alerts: a webhook previewed and send-tested, an alert written with the que
   assert.ok(!body.users.includes('BOB'), 'bob did not fail');
   assert.match(body.text, /^Failed login by (dave|alice|carol) \(\d\)$/);
   const history = page.getByRole('table', { name: 'Executions of Failed login by {{user}}' });
-  await history.getByText('delivered').first().waitFor({ timeout: 15_000 });
+  await history.getByText('delivered').first().waitFor({ timeout: 120_000 });
   assert.match(await history.innerText(), /webhook\s+chat/);
   assert.match(await history.innerText(), /HTTP 200/);
   await screenshot(page, 'alerts-history.png', { fullPage: true });

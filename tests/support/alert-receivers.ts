@@ -14,8 +14,8 @@ export interface Received {
   at: number;
 }
 
-/** How a path answers: a status (and body), or `hang` (never answers), `reset` (drops the socket). */
-export type Reply = { status: number; body?: string } | 'hang' | 'reset';
+/** How a path answers: a status (and body, or where it redirects), or `hang` (never answers), `reset` (drops the socket). */
+export type Reply = { status: number; body?: string; location?: string } | 'hang' | 'reset';
 
 export class WebhookReceiver {
   readonly received: Received[] = [];
@@ -30,7 +30,7 @@ export class WebhookReceiver {
       const reply: Reply = (queue && queue.length > 1 ? queue.shift() : queue?.[0]) ?? { status: 200, body: '{"ok":true}' };
       if (reply === 'hang') return; // never answers
       if (reply === 'reset') return void req.socket.destroy();
-      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.location ? { location: reply.location } : {}) });
       res.end(reply.body ?? '');
     });
   });
@@ -107,8 +107,11 @@ export class MailReceiver {
   }
 }
 
-/** Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+/**
+ * Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`
+ * (generous: the machines are shared, and a tick, a delivery or an insert may wait for the CPU).
+ */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
