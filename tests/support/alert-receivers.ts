@@ -1,6 +1,6 @@
 // Real destinations for alert actions, on loopback: a webhook receiver (node:http on port 0) that
-// records every request and answers as each path is told to, and an SMTP server (smtp-server)
-// that records every message.
+// records every request and answers as each path is told to, and an SMTP server (smtp-server, plain,
+// implicit TLS or STARTTLS) that records every message.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -62,17 +62,30 @@ export interface Mail {
   to: string[];
   raw: string;
   user?: string;
+  /** The message came over TLS (implicit, or after STARTTLS). */
+  secure: boolean;
+}
+
+export interface MailReceiverOptions {
+  user?: string;
+  password?: string;
+  /** A key and certificate: with `tls: 'implicit'` TLS from the first byte (port 465 style), with 'starttls' offered as an upgrade. */
+  key?: string;
+  cert?: string;
+  tls?: 'implicit' | 'starttls';
 }
 
 export class MailReceiver {
   readonly mails: Mail[] = [];
+  readonly errors: Error[] = [];
   port = 0;
   private server: SMTPServer;
 
-  constructor(opts: { user?: string; password?: string } = {}) {
+  constructor(opts: MailReceiverOptions = {}) {
     this.server = new SMTPServer({
-      secure: false,
-      disabledCommands: ['STARTTLS'],
+      secure: opts.tls === 'implicit',
+      ...(opts.tls ? { key: opts.key, cert: opts.cert } : {}),
+      disabledCommands: opts.tls === 'starttls' ? [] : ['STARTTLS'],
       authOptional: !opts.user,
       allowInsecureAuth: true,
       onAuth: (auth, _session, cb) => {
@@ -88,6 +101,7 @@ export class MailReceiver {
             to: session.envelope.rcptTo.map((r) => r.address),
             raw: Buffer.concat(chunks).toString('utf8'),
             user: session.user as string | undefined,
+            secure: session.secure,
           });
           cb();
         });
@@ -97,6 +111,8 @@ export class MailReceiver {
   }
 
   async start(): Promise<this> {
+    // A client that gives up mid-handshake (an untrusted certificate) is its business, not an error here.
+    this.server.on('error', (err) => this.errors.push(err));
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.port = (this.server.server.address() as AddressInfo).port;
     return this;

@@ -44,6 +44,16 @@ export function renderEmail(a: Action<'email'>, p: FiringPayload, baseUrl: strin
   return { subject, body };
 }
 
+/** Why nodemailer failed, in words that say which setting to look at. */
+function smtpReason(err: unknown, s: SmtpSettings): string {
+  const e = err as Error & { code?: string; response?: string };
+  const said = `${e.response ?? e.message}${e.code ? ` (${e.code})` : ''}`;
+  if (e.code === 'ETLS' && s.tls_mode === 'starttls') return `the server did not accept STARTTLS, which tls_mode starttls requires (tls_mode tls is for servers that speak TLS from the start, often port 465): ${said}`;
+  if (e.code === 'EAUTH') return `the server refused the login of "${s.username}": ${said}`;
+  if (/certificate|self[- ]signed|CERT_|unable to verify/i.test(e.message)) return `the server's TLS certificate is not trusted (start the appliance with NODE_EXTRA_CA_CERTS naming the CA that issued it): ${said}`;
+  return said;
+}
+
 export function transportFor(s: SmtpSettings) {
   return nodemailer.createTransport({
     host: s.host,
@@ -79,8 +89,7 @@ export async function sendEmail(smtp: SmtpSettings | null, a: Action<'email'>, p
     if (rejected.length) return { ok: false, retryable: true, error: `the server refused ${rejected.join(', ')}`, detail: String(info.response ?? ''), duration_ms: ms(), ...mail };
     return { ok: true, retryable: false, error: '', detail: String(info.response ?? ''), duration_ms: ms(), ...mail };
   } catch (err) {
-    const e = err as Error & { code?: string; response?: string };
-    return { ok: false, retryable: true, error: `sending failed: ${e.response ?? e.message}${e.code ? ` (${e.code})` : ''}`, detail: '', duration_ms: ms(), ...mail };
+    return { ok: false, retryable: true, error: `sending failed: ${smtpReason(err, smtp)}`, detail: '', duration_ms: ms(), ...mail };
   } finally {
     transport.close();
   }
