@@ -31,10 +31,16 @@ export function launchChromium({ headless = true }: { headless?: boolean } = {})
   });
 }
 
-/** prepareBrowserTest, a fresh appliance and Chromium; stop them with stopBrowserTest. */
-export async function startBrowserTest(launch: { headless?: boolean } = {}): Promise<{ a: TestAppliance; browser: Browser }> {
+/**
+ * prepareBrowserTest, a fresh appliance (with `env` added to its configuration) and Chromium; stop
+ * them with stopBrowserTest.
+ */
+export async function startBrowserTest(
+  launch: { headless?: boolean } = {},
+  env: Record<string, string> = {},
+): Promise<{ a: TestAppliance; browser: Browser }> {
   prepareBrowserTest();
-  const a = await startTestAppliance();
+  const a = await startTestAppliance(env);
   try {
     return { a, browser: await launchChromium(launch) };
   } catch (err) {
