@@ -1,9 +1,10 @@
 // The alert engine with real timing against a real appliance (tick every second): logs sent
-// through the ingest endpoint fire alerts once, webhooks carry the spec's envelope or a rendered
-// template, failed deliveries are retried with growing gaps, a dead or hanging destination costs
-// only its own delivery, throttles (global and per field) hold, a template that fails to render is
-// recorded and not retried, e-mail goes through a real SMTP server, the fractal and dictionary
-// actions write where queries see them, and an alert that keeps failing is switched off.
+// through the ingest endpoint fire alerts once (event and compound alerts), webhooks carry the
+// spec's envelope or a rendered template, failed deliveries are retried with growing gaps, a dead,
+// hanging, resetting or redirecting destination costs only its own delivery, throttles (global and
+// per field) hold, a template that fails to render or renders past 8 MB is recorded and not
+// retried, e-mail goes through a real SMTP server, the fractal and dictionary actions write where
+// queries see them, and an alert that keeps failing is switched off.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
@@ -289,6 +290,34 @@ test('the fractal action writes the results into the target fractal; the diction
   assert.equal(enriched.body.results[0].user, 'erin');
   const dicts = expectOk<any[]>(await admin.get(`/api/v1/dictionaries?fractal_id=${fractal.id}`));
   assert.equal(dicts.find((d) => d.name === 'bad_ips')?.row_count, 1);
+});
+
+test('the fractal action can stamp the time of forwarding, leave out the alert context, and writes at most max_logs_per_trigger', async () => {
+  const target = await ingestFractal(admin, 'forwarded');
+  const fa = expectOk(
+    await admin.post('/api/v1/fractal-actions', { name: 'bare copies', fractal_id: fractal.id, target_fractal_id: target.id, preserve_timestamp: false, add_alert_context: false, max_logs_per_trigger: 2 }),
+    201,
+  );
+  const a = await alert({ name: 'Forward', query_string: 'kind=fwd', fractal_action_ids: [fa.id] });
+  const sent = Date.now();
+  await ingest(app, fractal.token, fractal.id, [1, 2, 3].map((n) => ({ timestamp: '2026-01-02T03:04:05Z', kind: 'fwd', n })));
+  const e = await waitFor('the copies written', async () => {
+    const [x] = await executions(a.id);
+    return x?.actions[0]?.status === 'delivered' ? x : undefined;
+  });
+  assert.equal(e.match_count, 3);
+  assert.match(e.actions[0].detail, /^2 logs written to forwarded \(max_logs_per_trigger 2 of 3\)$/);
+  const copies = await waitFor('the copies stored', async () => {
+    const r = await admin.post('/api/v1/query', { query: 'kind=fwd', fractal_id: target.id, start: '2026-01-01T00:00:00Z' });
+    return r.body.results?.length === 2 ? r.body.results : undefined;
+  });
+  for (const c of copies) {
+    assert.equal(c.alert_name, undefined);
+    assert.equal(c.alert_id, undefined);
+    assert.ok(c.source_log_id);
+    const stamped = Date.parse(`${c.timestamp.replace(' ', 'T')}Z`);
+    assert.ok(stamped >= sent - 1000, `stamped with the time of forwarding, not the event's: ${c.timestamp}`);
+  }
 });
 
 test('an alert whose query keeps failing is switched off with the reason', async () => {

@@ -1,6 +1,10 @@
 // A Go text/template compatible template engine for alert payloads and e-mails (interface-spec
 // "Webhook custom payloads"): compile once (a syntax error names its line and column), render
 // many times against the firing's data with the output capped.
+// Why our own: the npm candidates were not faithful enough to accept users' Go templates unchanged
+// (@ctrl/golang-template documents a subset: fields, if/else, range, index, join; go-text-template
+// 0.2.2 calls itself basic; @mdfriday/text-template is a young port inside a site generator, little
+// used). This one is tested against the examples of Go's text/template documentation.
 import { TemplateError, TemplateExecError, type Source } from './errors.ts';
 import { execute, RenderLimitError } from './exec.ts';
 import { FUNCS, type TemplateFunc } from './funcs.ts';
