@@ -2,7 +2,9 @@
 // whose engine ticks every second, with a webhook receiver on loopback: an administrator creates a
 // templated webhook, previews it and send-tests it side by side, writes an alert with the workspace's
 // query editor and sees what it would have matched in the last 24 h, attaches the webhook, sees the
-// firing in the executions history, and opens the matching logs from the search workspace's badge.
+// firing in the executions history, and opens the matching logs from the search workspace's badge;
+// then sets the SMTP server, makes an e-mail action whose test mail reaches a real SMTP server, and
+// imports alerts from YAML and switches them off together from the list.
 // Screenshots go to test-artifacts/alerts-*.png.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { defaultIngest, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { launchChromium, prepareBrowserTest, screenshot, signedInPage, stopBrowserTest } from '../support/browser.ts';
 import { ingest } from '../support/query.ts';
-import { waitFor, WebhookReceiver } from '../support/alert-receivers.ts';
+import { MailReceiver, waitFor, WebhookReceiver } from '../support/alert-receivers.ts';
 import { editor, waitDone } from '../support/workspace.ts';
 
 let a: TestAppliance;
@@ -115,4 +117,61 @@ test('alerts: a webhook previewed and send-tested, an alert written with the que
   assert.match(await page.locator('[role="grid"]').innerText(), /dave/);
   await screenshot(page, 'alerts-badge.png');
   assert.deepEqual(pageErrors, []);
+});
+
+test('alerts: SMTP settings and an e-mail action from the pages, its test mail received; YAML import and bulk switch-off', async () => {
+  const smtp = await new MailReceiver().start();
+  try {
+    const { page, pageErrors } = await signedInPage(browser, a.url + '/#/alerts/smtp');
+    // ---- SMTP settings
+    const settings = region(page, 'SMTP server');
+    await settings.getByLabel('Host').fill('127.0.0.1');
+    await settings.getByLabel('Port').fill(String(smtp.port));
+    await settings.getByLabel('Security').selectOption('none');
+    await settings.getByLabel('From address').fill('alerts@appliance.test');
+    await settings.getByRole('button', { name: 'Save' }).click();
+    await settings.getByRole('status').getByText('SMTP settings saved.').waitFor();
+
+    // ---- an e-mail action: a test with the form as it is, then saved
+    await page.getByRole('navigation', { name: 'Alerts' }).getByRole('link', { name: 'Actions' }).click();
+    await page.getByRole('tablist', { name: 'Kinds of action' }).getByRole('tab', { name: 'E-mail' }).click();
+    await page.getByRole('link', { name: 'New e-mail action' }).click();
+    const form = region(page, 'New e-mail action');
+    await form.getByLabel('Name', { exact: true }).fill('soc mail');
+    await form.getByLabel('Recipients').fill('soc@example.test, oncall@example.test');
+    await form.getByLabel('Subject template').fill('[{{ .Severity | upper }}] {{ .AlertName }}');
+    await form.getByRole('button', { name: 'Send test e-mail' }).click();
+    await form.getByRole('status').getByText('sent', { exact: true }).waitFor();
+    const mail = await waitFor('the test mail', () => smtp.mails[0]);
+    assert.deepEqual(mail.to, ['soc@example.test', 'oncall@example.test']);
+    assert.match(mail.raw, /^Subject: \[HIGH\] Failed logins for alice\r?$/m);
+    assert.match(await form.getByRole('status').innerText(), /Subject: \[HIGH\] Failed logins for alice/);
+    await screenshot(page, 'alerts-email.png', { fullPage: true });
+    await form.getByRole('button', { name: 'Create' }).click();
+    await region(page, 'E-mail action: soc mail').waitFor();
+    await page.getByRole('list', { name: 'E-mail actions' }).getByRole('link', { name: 'soc mail' }).waitFor();
+
+    // ---- YAML import of two alerts, then both switched off at once
+    await page.getByRole('navigation', { name: 'Alerts' }).getByRole('link', { name: 'Alerts' }).click();
+    await page.getByRole('button', { name: 'Import YAML' }).click();
+    await page.locator('#alerts-yaml').fill('- name: Imported one\n  query_string: status=503\n  severity: low\n- name: Imported two\n  query_string: user=root\n  severity: critical\n');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').getByText('Imported 2 alerts.').waitFor();
+    const table = page.getByRole('table', { name: 'Alerts' });
+    await table.getByRole('checkbox', { name: 'Select Imported one' }).check();
+    await table.getByRole('checkbox', { name: 'Select Imported two' }).check();
+    await page.getByRole('button', { name: 'Switch off' }).click();
+    await page.getByRole('status').getByText('2 alerts switched off.').waitFor();
+    for (const name of ['Imported one', 'Imported two']) {
+      await page.locator(`[role="switch"][aria-label="Alert ${name} enabled"][aria-checked="false"]`).waitFor();
+    }
+    const listed = await page.evaluate(() => fetch('/api/v1/alerts').then((r) => r.json() as Promise<{ data: Array<{ name: string; enabled: boolean; severity: string }> }>));
+    const imported = listed.data.filter((x) => x.name.startsWith('Imported')).map((x) => [x.name, x.severity, x.enabled]).sort();
+    assert.deepEqual(imported, [['Imported one', 'low', false], ['Imported two', 'critical', false]]);
+    assert.ok(listed.data.some((x) => x.name === 'Failed login by {{user}}' && x.enabled), 'the alert not selected stays on');
+    await screenshot(page, 'alerts-bulk.png', { fullPage: true });
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await smtp.stop();
+  }
 });
