@@ -14,33 +14,25 @@
 //    rules and the alert engine's ticks; it prints how many fired on their positive and how many
 //    (wrongly) on their near-miss.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readSigmaRule, readYaml, type SigmaRule } from '../../service/src/feeds/sigma/rule.ts';
-import { translateRule } from '../../service/src/feeds/sigma/translate.ts';
 import { compileNormalizer } from '../../service/src/normalizers/compile.ts';
 import { DEFAULT_NORMALIZER } from '../../service/src/normalizers/default-normalizer.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance } from '../../tests/support/appliance.ts';
 import { sharedData } from '../../tests/support/shared-data.ts';
-import { ruleEvents, type RuleEvents } from '../../tests/support/sigma-events.ts';
+import { chooseRules, yamlFiles } from '../../tests/support/sigma-events.ts';
 import { fmt } from './support.ts';
 
 const { values: args } = parseArgs({ options: { rules: { type: 'string', default: '300' } } });
 const SAMPLE = Number(args.rules);
 
-const files = (dir: string): string[] =>
-  readdirSync(dir).flatMap((n) => {
-    const p = path.join(dir, n);
-    return statSync(p).isDirectory() ? files(p) : /\.ya?ml$/.test(n) ? [p] : [];
-  });
-
 async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'bench-sigma-'));
   execFileSync('tar', ['xzf', sharedData('sigma-rules.tar.gz'), '-C', work]);
   const root = path.join(work, 'sigma');
-  const total = files(path.join(root, 'rules')).length;
+  const total = yamlFiles(path.join(root, 'rules')).length;
   const app = await startTestAppliance();
   try {
     const admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
@@ -82,29 +74,7 @@ async function main() {
 
     // ---- correctness through ingest, a feed and the alert engine ----
     const fieldName = compileNormalizer(DEFAULT_NORMALIZER).fieldName;
-    const bySource = new Map<string, Array<{ file: string; rule: SigmaRule; events: RuleEvents }>>();
-    let unsupported = 0;
-    for (const file of files(path.join(root, 'rules'))) {
-      let rule: SigmaRule;
-      try {
-        rule = readSigmaRule(readYaml(readFileSync(file, 'utf8')));
-      } catch {
-        continue;
-      }
-      const events = ruleEvents(rule);
-      if ('unsupported' in events || translateRule(rule, fieldName).query.length > 10_000) {
-        unsupported++;
-        continue;
-      }
-      const key = `${rule.logsource.category ?? ''}/${rule.logsource.product ?? ''}/${rule.logsource.service ?? ''}`;
-      bySource.set(key, [...(bySource.get(key) ?? []), { file, rule, events }]);
-    }
-    const chosen: Array<{ file: string; rule: SigmaRule; events: RuleEvents }> = [];
-    for (let round = 0; chosen.length < SAMPLE; round++) {
-      const before = chosen.length;
-      for (const list of bySource.values()) if (list[round] && chosen.length < SAMPLE) chosen.push(list[round]!);
-      if (chosen.length === before) break;
-    }
+    const { chosen, sources, unsupported } = chooseRules(path.join(root, 'rules'), SAMPLE, fieldName);
     const repo = path.join(work, 'chosen');
     for (const c of chosen) {
       const to = path.join(repo, path.relative(root, c.file));
@@ -140,7 +110,7 @@ async function main() {
       if (cases.has(`${c.rule.id}:positive`)) fired++;
       if (cases.has(`${c.rule.id}:near-miss`)) nearMissFired++;
     }
-    console.log(`Correctness: ${chosen.length} rules over ${bySource.size} log sources (${unsupported} rules had no events this script can make)`);
+    console.log(`Correctness: ${chosen.length} rules over ${sources} log sources (${unsupported} rules had no events this script can make)`);
     console.log(`  fired on their positive event: ${fired} of ${chosen.length}; fired on their near-miss: ${nearMissFired}; engine ticks took ${fmt(performance.now() - t0)} ms`);
   } finally {
     await app.dispose();

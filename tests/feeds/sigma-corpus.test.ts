@@ -9,19 +9,17 @@
 // (The sync's time is measured by scripts/bench/sigma.ts, not here.)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readSigmaRule, readYaml, type SigmaRule } from '../../service/src/feeds/sigma/rule.ts';
-import { translateRule } from '../../service/src/feeds/sigma/translate.ts';
 import { compileNormalizer } from '../../service/src/normalizers/compile.ts';
 import { DEFAULT_NORMALIZER } from '../../service/src/normalizers/default-normalizer.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { createFractal, expectOk } from '../support/api.ts';
 import { waitForLogs } from '../support/logs.ts';
 import { sharedData } from '../support/shared-data.ts';
-import { ruleEvents, type RuleEvents } from '../support/sigma-events.ts';
+import { chooseRules, yamlFiles } from '../support/sigma-events.ts';
 
 const TARBALL = sharedData('sigma-rules.tar.gz');
 const work = mkdtempSync(path.join(tmpdir(), 'svc-sigmahq-'));
@@ -39,11 +37,6 @@ after(async () => {
 });
 
 const rulesRoot = () => path.join(work, 'sigma');
-const ruleFiles = (dir: string): string[] =>
-  readdirSync(dir).flatMap((n) => {
-    const p = path.join(dir, n);
-    return statSync(p).isDirectory() ? ruleFiles(p) : /\.ya?ml$/.test(n) ? [p] : [];
-  });
 
 async function feedOf(fractalId: string, name: string, repo: string, sub: string) {
   const f = expectOk(
@@ -55,7 +48,7 @@ async function feedOf(fractalId: string, name: string, repo: string, sub: string
 }
 
 test('the whole SigmaHQ rules folder: at least 97 % import, every other rule listed with its reason', async () => {
-  const total = ruleFiles(path.join(rulesRoot(), 'rules')).length;
+  const total = yamlFiles(path.join(rulesRoot(), 'rules')).length;
   assert.ok(total >= 3000, `the corpus holds ${total} rules`);
   const f = await createFractal(admin, 'sigmahq');
   const feedId = await feedOf(f.id, 'SigmaHQ', rulesRoot(), 'rules');
@@ -84,44 +77,10 @@ test('the whole SigmaHQ rules folder: at least 97 % import, every other rule lis
   }
 });
 
-const fieldName = compileNormalizer(DEFAULT_NORMALIZER).fieldName;
-
-/** 120 rules whose events can be made, spread over log sources (round robin over category/product/service). */
-function chooseRules(): Array<{ file: string; rule: SigmaRule; events: RuleEvents }> {
-  const bySource = new Map<string, Array<{ file: string; rule: SigmaRule; events: RuleEvents }>>();
-  for (const file of ruleFiles(path.join(rulesRoot(), 'rules'))) {
-    let rule: SigmaRule;
-    try {
-      rule = readSigmaRule(readYaml(readFileSync(file, 'utf8')));
-    } catch {
-      continue;
-    }
-    const events = ruleEvents(rule);
-    if ('unsupported' in events) continue;
-    // The few rules whose translation is longer than a query may be are not imported (the test above).
-    if (translateRule(rule, fieldName).query.length > 10_000) continue;
-    const key = `${rule.logsource.category ?? ''}/${rule.logsource.product ?? ''}/${rule.logsource.service ?? ''}`;
-    bySource.set(key, [...(bySource.get(key) ?? []), { file, rule, events }]);
-  }
-  const chosen: Array<{ file: string; rule: SigmaRule; events: RuleEvents }> = [];
-  for (let round = 0; chosen.length < 120; round++) {
-    let added = false;
-    for (const list of bySource.values()) {
-      if (list[round] && chosen.length < 120) {
-        chosen.push(list[round]!);
-        added = true;
-      }
-    }
-    if (!added) break;
-  }
-  return chosen;
-}
-
 test('120 rules across log sources: each fires on its positive event and never on its near-miss (ingest → feed → alert engine)', async () => {
-  const chosen = chooseRules();
+  const { chosen, sources } = chooseRules(path.join(rulesRoot(), 'rules'), 120, compileNormalizer(DEFAULT_NORMALIZER).fieldName);
   assert.ok(chosen.length >= 100, `${chosen.length} rules`);
-  const sources = new Set(chosen.map((c) => `${c.rule.logsource.category}/${c.rule.logsource.product}/${c.rule.logsource.service}`));
-  assert.ok(sources.size >= 40, `${sources.size} log sources`);
+  assert.ok(sources >= 40, `${sources} log sources`);
   const repo = path.join(work, 'chosen');
   for (const c of chosen) {
     const to = path.join(repo, path.relative(rulesRoot(), c.file));

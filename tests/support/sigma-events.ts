@@ -4,12 +4,15 @@
 // Sigma's semantics (an evaluator written from the specification, independent of the
 // translator); a rule whose events cannot be made (regular expressions, field references, IPv6
 // ranges) is left out and says why.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { translateCondition } from '../../service/src/feeds/sigma/condition.ts';
 import type { Item } from '../../service/src/feeds/sigma/modifiers.ts';
 import { search } from '../../service/src/feeds/sigma/query-ast.ts';
-import type { SigmaRule } from '../../service/src/feeds/sigma/rule.ts';
+import { readSigmaRule, readYaml, type SigmaRule } from '../../service/src/feeds/sigma/rule.ts';
 import type { Piece, SigmaString } from '../../service/src/feeds/sigma/sigma-string.ts';
-import { categoryValue } from '../../service/src/feeds/sigma/translate.ts';
+import { categoryValue, translateRule } from '../../service/src/feeds/sigma/translate.ts';
+import { MAX_QUERY_BYTES } from '../../service/src/query/syntax/variables.ts';
 import type { Condition } from '../../service/src/query/syntax/ast.ts';
 
 type Value = string | number;
@@ -235,4 +238,53 @@ export function ruleEvents(rule: SigmaRule): RuleEvents | { unsupported: string 
     if (err instanceof Unsolvable) return { unsupported: err.message };
     throw err;
   }
+}
+
+// ---- choosing rules across log sources ---------------------------------------------------------------
+
+export interface ChosenRule {
+  file: string;
+  rule: SigmaRule;
+  events: RuleEvents;
+}
+
+/** Every `.yml`/`.yaml` file under a folder. */
+export function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = path.join(dir, n);
+    return statSync(p).isDirectory() ? yamlFiles(p) : /\.ya?ml$/.test(n) ? [p] : [];
+  });
+}
+
+/**
+ * Up to `count` rules under `dir` whose events can be made and whose translation (field names
+ * through `fieldName`) fits a query, taken round robin over their log sources (category, product,
+ * service), so every source gets its first rule before any gets a second.
+ */
+export function chooseRules(dir: string, count: number, fieldName: (n: string) => string): { chosen: ChosenRule[]; sources: number; unsupported: number } {
+  const bySource = new Map<string, ChosenRule[]>();
+  let unsupported = 0;
+  for (const file of yamlFiles(dir)) {
+    let rule: SigmaRule;
+    try {
+      rule = readSigmaRule(readYaml(readFileSync(file, 'utf8')));
+    } catch {
+      continue;
+    }
+    const events = ruleEvents(rule);
+    // The few rules whose translation is longer than a query may be are not imported at all.
+    if ('unsupported' in events || translateRule(rule, fieldName).query.length > MAX_QUERY_BYTES) {
+      unsupported++;
+      continue;
+    }
+    const key = `${rule.logsource.category ?? ''}/${rule.logsource.product ?? ''}/${rule.logsource.service ?? ''}`;
+    bySource.set(key, [...(bySource.get(key) ?? []), { file, rule, events }]);
+  }
+  const chosen: ChosenRule[] = [];
+  for (let round = 0; chosen.length < count; round++) {
+    const before = chosen.length;
+    for (const list of bySource.values()) if (list[round] && chosen.length < count) chosen.push(list[round]!);
+    if (chosen.length === before) break;
+  }
+  return { chosen, sources: new Set(chosen.map((c) => `${c.rule.logsource.category}/${c.rule.logsource.product}/${c.rule.logsource.service}`)).size, unsupported };
 }

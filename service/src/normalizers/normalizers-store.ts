@@ -46,6 +46,9 @@ const fromRecord = (r: NormalizerRecord): Normalizer => ({
   is_default: r.is_default === 1,
 });
 
+/** The definition's lists as the JSON text of their columns, in column order. */
+const definitionColumns = (n: NormalizerDefinition) => [JSON.stringify(n.transforms), JSON.stringify(n.field_mappings), JSON.stringify(n.value_mappings), JSON.stringify(n.timestamp_fields)];
+
 /** Inserts a normalizer; the migration uses it too, so it takes the database rather than the store. */
 export function insertNormalizer(db: Db, n: NormalizerInput & { isDefault?: boolean; createdBy: string }): string {
   const id = randomUUID();
@@ -58,10 +61,7 @@ export function insertNormalizer(db: Db, n: NormalizerInput & { isDefault?: bool
     id,
     n.name,
     n.description,
-    JSON.stringify(n.transforms),
-    JSON.stringify(n.field_mappings),
-    JSON.stringify(n.value_mappings),
-    JSON.stringify(n.timestamp_fields),
+    ...definitionColumns(n),
     n.isDefault ? 1 : 0,
     n.createdBy,
     now,
@@ -119,16 +119,7 @@ export class NormalizersStore {
         `UPDATE normalizers SET name = ?, description = ?, transforms = ?, field_mappings = ?, value_mappings = ?,
            timestamp_fields = ?, version = version + 1, updated_at = ? WHERE id = ?`,
       )
-      .run(
-        n.name,
-        n.description,
-        JSON.stringify(n.transforms),
-        JSON.stringify(n.field_mappings),
-        JSON.stringify(n.value_mappings),
-        JSON.stringify(n.timestamp_fields),
-        new Date().toISOString(),
-        id,
-      );
+      .run(n.name, n.description, ...definitionColumns(n), new Date().toISOString(), id);
     this.changed();
     return this.get(id)!;
   }

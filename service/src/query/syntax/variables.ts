@@ -48,7 +48,7 @@ export function substituteVariables(query: string, variables: readonly QueryVari
   return out;
 }
 
-const MAX_QUERY_BYTES = 10_000;
+export const MAX_QUERY_BYTES = 10_000;
 
 /**
  * §5: the query may hold at most 10,000 UTF-8 bytes, before and after substitution. Returns the
