@@ -116,6 +116,17 @@ test('alerts: a webhook previewed and send-tested, an alert written with the que
   assert.match(page.url(), /q=action%3Dlogin%20status%3D500/);
   assert.match(await page.locator('[role="grid"]').innerText(), /dave/);
   await screenshot(page, 'alerts-badge.png');
+
+  // ---- the webhook's preview renders the alert's last firing instead of sample data
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Alerts' }).click();
+  await page.getByRole('navigation', { name: 'Alerts' }).getByRole('link', { name: 'Actions' }).click();
+  await page.getByRole('list', { name: 'Webhooks actions' }).getByRole('link', { name: 'chat' }).click();
+  const saved = region(page, 'Preview and test');
+  await saved.getByLabel('Render with').selectOption({ label: 'the last firing of Failed login by {{user}}' });
+  await saved.getByRole('button', { name: 'Preview' }).click();
+  await saved.getByText('last firing)').waitFor();
+  assert.match(await saved.getByTestId('webhook-preview').innerText(), /"DAVE"/);
+  assert.equal(hooks.on('/chat').filter((r) => r.headers['x-alert-test']).length, 1, 'a preview sends nothing');
   assert.deepEqual(pageErrors, []);
 });
 
