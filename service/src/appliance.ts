@@ -53,6 +53,9 @@ import { normalizerRoutes } from './normalizers/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { SettingsStore } from './settings/settings-store.ts';
 import { openAnalytics } from './storage/clickhouse.ts';
+import { SyslogListeners } from './syslog/listeners-logic.ts';
+import { SyslogListenersStore } from './syslog/listeners-store.ts';
+import { syslogListenerRoutes } from './syslog/routes.ts';
 import { migrateClickHouse } from './storage/clickhouse-migrations.ts';
 import { createSecretBox, loadSecretKey } from './storage/secret-box.ts';
 import { openMetadata } from './storage/sqlite.ts';
@@ -178,6 +181,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   }
   await app.register(ingestScope([ingestRoutes, bulkRoutes, otlpRoutes]), { ctx, pipeline: ingest });
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
+  const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
+  await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
   await app.register(uiRoutes);
 
   await app.listen({ host: config.host, port: config.port });
@@ -185,6 +190,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const alertEngine = new AlertEngine(ctx, ingest, { concurrency: 4, deliverySlots: 4, retryBackoffMs: 1000 });
   alertEngine.start();
   ctx.feedScheduler.start();
+  await syslogListeners.startAll();
   const port = (app.server.address() as { port: number }).port;
   let metricsServer: Server | null = null;
 
@@ -202,6 +208,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
         await app.close(); // no new requests; then everything accepted goes into storage
+        await syslogListeners.stopAll(); // what they read goes into the queue before it drains
         ctx.feedScheduler.stop();
         await waitForSyncs(); // a sync holds the metadata store until it has recorded its outcome
         await alertEngine.stop();

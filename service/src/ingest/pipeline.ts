@@ -187,6 +187,16 @@ export class Ingest implements IngestPipeline {
     return token;
   }
 
+  /** The enabled token of a value from the cache (a syslog listener's), or null. */
+  tokenFor(value: string): ResolvedToken | null {
+    return this.tokens.lookup(value);
+  }
+
+  /** Resolves the next time the queue frees room (a syslog listener holding its senders waits on it). */
+  whenRoom(): Promise<void> {
+    return this.queue.whenRoom();
+  }
+
   admit(opts: { answersPerItem?: boolean } = {}): void {
     // A route whose answer has no items (nothing but the whole request can be refused) is turned
     // away before its body is read while the queue is full: no memory or parsing spent on it.

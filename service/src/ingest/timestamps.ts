@@ -26,6 +26,7 @@
 //   nanosecond range that DateTime64(9) stores). Zero is "unset" for most shippers (OTLP says so
 //   for timeUnixNano), so 0 and anything at or before the epoch is not a timestamp.
 // Anything else (booleans, null, objects, `hello`, `2026-13-45`, "") → null.
+import { offsetText, type TimeZone } from './parsers/time-zone.ts';
 import { BigNumberText } from '../shared/exact-json.ts';
 
 /** Default timestamp fields, checked after the token's and the settings' fields. */
@@ -316,9 +317,14 @@ function utcYear(ms: number): number {
   return y;
 }
 
-function rfc3339(y: number, mon: number, d: number, c: Clock): string {
-  return `${y}-${pad2(mon + 1)}-${pad2(d)}T${pad2(c.h)}:${pad2(c.mi)}:${pad2(c.s)}${c.frac === '' ? '' : '.' + c.frac}Z`;
+function rfc3339(y: number, mon: number, d: number, c: Clock, zone: TimeZone | null = null): string {
+  const wall = `${y}-${pad2(mon + 1)}-${pad2(d)}T${pad2(c.h)}:${pad2(c.mi)}:${pad2(c.s)}${c.frac === '' ? '' : '.' + c.frac}`;
+  if (zone === null) return wall + 'Z';
+  return wall + offsetText(zone.offsetOfWall(daysFromCivil(y, mon + 1, d) * DAY_MS + (c.h * 3600 + c.mi * 60 + c.s) * 1000));
 }
+
+/** An ISO date-time without a zone designator (`2026-01-02T03:04:05`, also with a space). */
+const ZONELESS_ISO = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?$/;
 
 interface BsdTime {
   text: string;
@@ -331,8 +337,11 @@ interface BsdTime {
  * an ISO date-time (date and time may be two words); an optional fraction after the seconds. As
  * RFC 3339 text in UTC; without a year, in the current UTC year, or the previous one if that would
  * be more than a day ahead of `nowMs`. The form ends at a space or at n.
+ * With a `zone` (other than UTC), a time without a zone of its own is that zone's wall-clock time:
+ * the year is inferred from the zone's date now, and the text carries the zone's offset then.
  */
-export function bsdTimestampAt(line: string, i: number, n: number, nowMs: number): BsdTime | null {
+export function bsdTimestampAt(line: string, i: number, n: number, nowMs: number, zone: TimeZone | null = null): BsdTime | null {
+  if (zone !== null && zone.isUtc) zone = null;
   let year = -1;
   let p = i;
   const c0 = line.charCodeAt(p);
@@ -342,7 +351,13 @@ export function bsdTimestampAt(line: string, i: number, n: number, nowMs: number
       // "2026-01-02 03:04:05.123+01:00": a date and a time as two words.
       if (e - p === 10 && e < n && clockAt(line, e + 1, n) !== null) e = wordEnd(line, e + 1, n);
       const text = line.slice(p, e);
-      return parseTimestampNs(text) === null ? null : { text, end: e };
+      const ns = parseTimestampNs(text);
+      if (ns === null) return null;
+      if (zone !== null && ZONELESS_ISO.test(text)) {
+        // Read as UTC above: those are the wall-clock fields; the zone's offset then goes after.
+        return { text: text + offsetText(zone.offsetOfWall(Number(ns / 1_000_000n))), end: e };
+      }
+      return { text, end: e };
     }
     year = yearAt(line, p, n); // YYYY Mmm dd hh:mm:ss
     if (year < 0 || p + 5 >= n) return null;
@@ -381,14 +396,16 @@ export function bsdTimestampAt(line: string, i: number, n: number, nowMs: number
   if (p < n && line.charCodeAt(p) !== 32) return null;
   if (year >= 0) {
     if (day > daysInMonth(year, mon + 1)) return null;
-    return { text: rfc3339(year, mon, day, clock), end: p };
+    return { text: rfc3339(year, mon, day, clock, zone), end: p };
   }
-  // No year: this year, unless that is more than a day ahead of now (then the previous one).
-  let y = utcYear(nowMs);
+  // No year: this year, unless that is more than a day ahead of now (then the previous one), both
+  // on the zone's wall clock.
+  const wallNow = zone === null ? nowMs : nowMs + zone.offsetAt(nowMs);
+  let y = utcYear(wallNow);
   const tod = (clock.h * 3600 + clock.mi * 60 + clock.s) * 1000;
-  if (day > daysInMonth(y, mon + 1) || daysFromCivil(y, mon + 1, day) * DAY_MS + tod > nowMs + DAY_MS) y--;
+  if (day > daysInMonth(y, mon + 1) || daysFromCivil(y, mon + 1, day) * DAY_MS + tod > wallNow + DAY_MS) y--;
   if (day > daysInMonth(y, mon + 1)) return null;
-  return { text: rfc3339(y, mon, day, clock), end: p };
+  return { text: rfc3339(y, mon, day, clock, zone), end: p };
 }
 
 export interface ResolvedTimestamp {

@@ -58,6 +58,10 @@ export class IngestTokensStore {
       | IngestTokenRow
       | undefined;
   }
+  /** A token of any fractal (a syslog listener names its token by id). */
+  byId(id: string): IngestTokenRow | undefined {
+    return this.db.prepare('SELECT * FROM ingest_tokens WHERE id = ?').get(id) as IngestTokenRow | undefined;
+  }
   byValue(token: string): IngestTokenRow | undefined {
     if (!INGEST_TOKEN_PATTERN.test(token)) return undefined;
     return this.db.prepare('SELECT * FROM ingest_tokens WHERE token_hash = ?').get(sha256(token)) as IngestTokenRow | undefined;

@@ -61,6 +61,30 @@ export class Metrics {
     labelNames: ['endpoint'],
     registers: [this.registry],
   });
+  readonly syslogMessages = new client.Counter({
+    name: 'svc_syslog_messages_total',
+    help: 'Messages received by each syslog listener',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
+  readonly syslogBytes = new client.Counter({
+    name: 'svc_syslog_bytes_total',
+    help: 'Bytes received by each syslog listener',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
+  readonly syslogParseErrors = new client.Counter({
+    name: 'svc_syslog_parse_errors_total',
+    help: 'Syslog listener messages its parser could not read (stored as message when the parser is syslog)',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
+  readonly syslogDrops = new client.Counter({
+    name: 'svc_syslog_drops_total',
+    help: 'Syslog listener messages not stored (UDP beyond what waits for a full queue, oversized frames, a disabled token)',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
   readonly ingestInsertFailures = new client.Counter({
     name: 'svc_ingest_insert_failures_total',
     help: 'ClickHouse inserts that failed and were retried',

@@ -569,4 +569,28 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       CREATE INDEX dashboard_shared_links_dashboard ON dashboard_shared_links(dashboard_id);
     `,
   },
+  {
+    version: 8,
+    name: 'syslog listeners',
+    // A listener names the ingest token whose fractal, parser, normalizer and timestamp fields apply
+    // (deleting the token, or its fractal, deletes the listener). The TLS certificate and key are
+    // sealed with the secret box and never returned. `time_zone` (an addition to the spec) is the
+    // IANA zone RFC 3164 times are read in.
+    sql: `
+      CREATE TABLE syslog_listeners (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        protocol TEXT NOT NULL CHECK (protocol IN ('udp', 'tcp', 'tls')),
+        bind_address TEXT NOT NULL,
+        port INTEGER NOT NULL,
+        ingest_token_id TEXT NOT NULL REFERENCES ingest_tokens(id) ON DELETE CASCADE,
+        tls_cert_sealed TEXT,
+        tls_key_sealed TEXT,
+        time_zone TEXT NOT NULL DEFAULT 'UTC',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

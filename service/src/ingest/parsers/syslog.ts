@@ -17,6 +17,8 @@
 //   optionally with a fraction of a second after hh:mm:ss (`.123`). The ISO form is kept as
 //   received; the others become RFC 3339 text in UTC (`2026-01-02T03:04:05Z`), in the given year
 //   or else the current UTC year, or the previous year if that would be more than a day ahead.
+//   A syslog listener passes its time zone: those forms (and an ISO one without a zone) are then
+//   that zone's wall-clock time, the year inferred on its calendar (`2026-01-02T03:04:05+01:00`).
 //   HOSTNAME is left out when the first word after the timestamp is already a TAG. TAG is the run of
 //   characters up to `:` or `[PID]`, followed by a space or the end; it gives `app_name` and
 //   `proc_id`. Without a TAG the whole rest is the message. A line with a PRI but no recognisable
@@ -27,6 +29,7 @@
 // (5424), sd.<id>.<param> (5424), message.
 import { ParseError } from './parse-error.ts';
 import { bsdTimestampAt } from '../timestamps.ts';
+import type { TimeZone } from './time-zone.ts';
 
 export type SyslogFields = Record<string, string | number>;
 
@@ -66,8 +69,9 @@ export function parseSyslog(line: string): SyslogFields {
 /**
  * parseSyslog with the clock given: `nowMs` only picks the year of an RFC 3164 timestamp that has
  * none. (A separate function, so that `lines.map(parseSyslog)` cannot pass an index as the clock.)
+ * `zone`: the time zone an RFC 3164 timestamp without one is in (a syslog listener's; default UTC).
  */
-export function parseSyslogAt(line: string, nowMs: number): SyslogFields {
+export function parseSyslogAt(line: string, nowMs: number, zone: TimeZone | null = null): SyslogFields {
   let n = line.length;
   while (n > 0) {
     const c = line.charCodeAt(n - 1);
@@ -105,7 +109,7 @@ export function parseSyslogAt(line: string, nowMs: number): SyslogFields {
       return out;
     }
   }
-  parse3164(line, i, n, out, hasPri, nowMs);
+  parse3164(line, i, n, out, hasPri, nowMs, zone);
   return out;
 }
 
@@ -241,8 +245,8 @@ function tagAt(line: string, i: number, n: number): Tag | null {
   return { app, pid, msg: j };
 }
 
-function parse3164(line: string, i: number, n: number, out: SyslogFields, hasPri: boolean, nowMs: number): void {
-  const ts = i < n ? bsdTimestampAt(line, i, n, nowMs) : null;
+function parse3164(line: string, i: number, n: number, out: SyslogFields, hasPri: boolean, nowMs: number, zone: TimeZone | null): void {
+  const ts = i < n ? bsdTimestampAt(line, i, n, nowMs, zone) : null;
   if (ts === null) {
     if (!hasPri) throw new ParseError(NOT_SYSLOG);
   } else {
