@@ -328,6 +328,8 @@ export function updateDashboard(ctx: Context, a: Actor, d: Dashboard, input: Das
     Object.assign(patch, normalizeTimeRange({ time_range: input.time_range, start: input.start, end: input.end }, d));
   }
   const updated = ctx.dashboards.update(d.id, patch, actorName(a.p));
+  // Public readers get the built answer while a new one is made (shared-links.ts); not when it shows or hides the queries otherwise.
+  if (patch.shared_hide_queries !== undefined && patch.shared_hide_queries !== d.shared_hide_queries) ctx.dashboardRuns.publicViews.built.delete(d.id);
   publish(ctx, a.origin, d.id, 'dashboard_updated', dashboardView(updated));
   return updated;
 }

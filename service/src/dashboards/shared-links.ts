@@ -9,10 +9,11 @@
 // What a public reader gets is the dashboard's own name, description, layout and widgets' last
 // results: no ids of its fractal or prism (event rows lose their fractal_id and log_id), no
 // variables, no author, no SQL, and no query text when the dashboard hides it
-// (`shared_hide_queries`, on by default). Results are at most one refresh
-// interval old (PUBLIC_MAX_AGE_S when the dashboard does not refresh): a read past that refreshes
-// the stale widgets through widget-runs.ts, whose shared runs make a burst of readers cost one
-// query per widget per interval. The answer is built once per dashboard revision and kept as text.
+// (`shared_hide_queries`, on by default). The answer is built once per dashboard revision and kept
+// as bytes; once its results are older than one refresh interval (PUBLIC_MAX_AGE_S when the
+// dashboard does not refresh), the next read starts one rebuild in the background, which refreshes
+// the stale widgets through widget-runs.ts, and readers get the built answer meanwhile: however
+// many read, a widget costs at most one query per interval, and no reader waits on a refresh.
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
@@ -87,23 +88,41 @@ export function liveLink(ctx: Context, token: string) {
   return link;
 }
 
-/** GET /api/v1/shared/{token}: the answer's JSON, from the built view while it is current. */
+/**
+ * GET /api/v1/shared/{token}: the answer's JSON. A built answer is sent at once, always: when its
+ * results are older than the interval, or the dashboard changed since (new results stored by a
+ * page count), the read starts one rebuild, and readers keep getting the built answer until the new
+ * one is ready, so a refresh never holds them up (results are at most one interval plus one rebuild
+ * old). Only a read with no built answer waits: the first, or one after the dashboard's queries were
+ * hidden or shown (dashboards-logic.ts drops the answer then: no reader sees hidden queries again).
+ */
 export async function publicDashboard(ctx: Context, token: string): Promise<Buffer> {
   const link = liveLink(ctx, token);
   const now = Date.now();
   if (!link.last_used_at || now - Date.parse(link.last_used_at) > TOUCH_EVERY_MS) ctx.dashboards.touchLink(link.id, new Date(now).toISOString());
   const maxAgeS = link.refresh_interval_s || PUBLIC_MAX_AGE_S;
-  const cache = ctx.dashboardRuns.publicViews;
-  const view = cache.built.get(link.dashboard_id);
-  if (view && view.revision === link.revision && now - view.oldest < maxAgeS * 1000) return view.body;
-  let build = cache.building.get(link.dashboard_id);
-  if (!build) {
-    build = buildView(ctx, link.dashboard_id, maxAgeS).finally(() => cache.building.delete(link.dashboard_id));
-    cache.building.set(link.dashboard_id, build);
+  const view = ctx.dashboardRuns.publicViews.built.get(link.dashboard_id);
+  if (!view) return (await rebuild(ctx, link.dashboard_id, maxAgeS)).body;
+  if (view.revision !== link.revision || now - view.oldest >= maxAgeS * 1000) {
+    rebuild(ctx, link.dashboard_id, maxAgeS).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
   }
-  const built = await build;
-  cache.built.set(link.dashboard_id, built);
-  return built.body;
+  return view.body;
+}
+
+/** One build at a time per dashboard (a burst of readers waits for the same one); kept while it still has links. */
+function rebuild(ctx: Context, dashboardId: string, maxAgeS: number): Promise<PublicView> {
+  const cache = ctx.dashboardRuns.publicViews;
+  let build = cache.building.get(dashboardId);
+  if (!build) {
+    build = buildView(ctx, dashboardId, maxAgeS)
+      .then((built) => {
+        if (ctx.dashboards.links(dashboardId).length > 0) cache.built.set(dashboardId, built);
+        return built;
+      })
+      .finally(() => cache.building.delete(dashboardId));
+    cache.building.set(dashboardId, build);
+  }
+  return build;
 }
 
 async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Promise<PublicView> {
