@@ -423,6 +423,15 @@ describe('pressure and refusals from the pipeline (stub pipeline, no storage)', 
     });
   });
 
+  test('queue full, to syslog-ng (which reads only the status): the whole request is a 429 it retries', async () => {
+    await withStub({ accept: async () => { throw new HttpError(429, 'The ingest queue is full; retry with backoff.', { 'retry-after': '1' }); } }, async (url) => {
+      const r = await fetch(url + '/_bulk', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'user-agent': 'syslog-ng 3.38.1/libcurl 7.88.1' }, body });
+      assert.equal(r.status, 429);
+      assert.equal(r.headers.get('retry-after'), '1');
+      assert.equal(((await r.json()) as any).error.type, 'es_rejected_execution_exception');
+    });
+  });
+
   test('a spool that cannot be written: every document a 503 item, not a lost request', async () => {
     await withStub({ accept: async () => { throw new HttpError(503, 'The appliance could not write its ingest spool.', { 'retry-after': '5' }); } }, async (url) => {
       const r = await post(url, body);

@@ -11,8 +11,10 @@ import {
   logstashSnippet,
   otelSnippet,
   parseTarget,
+  rsyslogForwardSnippet,
   rsyslogSnippet,
   SAMPLE_RECORD,
+  syslogNgBulkSnippet,
   syslogNgSnippet,
   vectorSnippet,
   type Target,
@@ -45,10 +47,11 @@ test('every snippet carries the real token and this appliance, for every parser'
       const all = allSnippets(target, TOKEN, parser);
       assert.deepEqual(
         all.map((s) => s.id),
-        ['curl', 'vector', 'fluent-bit', 'otel', 'filebeat', 'logstash', 'rsyslog', 'syslog-ng'],
+        ['curl', 'vector', 'fluent-bit', 'otel', 'filebeat', 'logstash', 'rsyslog', 'rsyslog-omfwd', 'syslog-ng', 'syslog-ng-bulk'],
       );
       for (const s of all) {
-        assert.ok(s.text.includes(TOKEN), `${s.id} (${parser}) has the token`);
+        // omfwd sends to a syslog listener, which maps to the token.
+        if (s.id !== 'rsyslog-omfwd') assert.ok(s.text.includes(TOKEN), `${s.id} (${parser}) has the token`);
         assert.ok(s.text.includes(target.host), `${s.id} (${parser}) points at ${target.host}`);
         assert.ok(s.note.length > 20, `${s.id} explains itself`);
         assert.ok(!/undefined|null|\[object/.test(s.text), `${s.id} (${parser}) has no placeholder leak`);
@@ -129,32 +132,37 @@ test('Filebeat and Logstash: the credential they send is read back as the token'
   assert.equal(credentialOf(`Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`), TOKEN);
 });
 
-test('rsyslog omhttp and syslog-ng http(): syslog lines for a syslog token, JSON otherwise', () => {
-  const r = rsyslogSnippet(LAN, TOKEN, 'syslog').text;
-  assert.match(r, /^ {2}server="10\.0\.0\.5"$/m);
-  assert.match(r, /^ {2}serverport="8080"$/m);
-  assert.match(r, /^ {2}usehttps="off"$/m);
-  assert.match(r, /^ {2}restpath="api\/v1\/ingest"$/m, 'restpath has no leading slash');
-  assert.match(r, new RegExp(`^ {2}httpheaders=\\["Authorization: Bearer ${TOKEN}"\\]$`, 'm'));
-  assert.match(r, /template="RSYSLOG_SyslogProtocol23Format"/);
-  assert.match(r, /batch\.format="newline"/);
-  assert.match(rsyslogSnippet(TLS, TOKEN, 'json').text, /usehttps="on"[\s\S]*template="StdJSONFmt"/);
+test('rsyslog and syslog-ng: Debian\'s builds (omelasticsearch, omfwd to a listener, http() with batching, elasticsearch-http()), lossless settings; run for real in tests/shippers/', () => {
+  const r = rsyslogSnippet(LAN, TOKEN).text;
+  assert.ok(!r.includes('omhttp'), 'Debian\'s rsyslog has no omhttp');
+  assert.match(r, /module\(load="omelasticsearch"\)/);
+  assert.match(r, /server="10\.0\.0\.5" serverport="8080" usehttps="off"/);
+  assert.match(r, /retryfailures="on" retryruleset="log_appliance"/);
+  assert.match(r, /action\.resumeRetryCount="-1"/);
+  assert.match(r, /bulkmode="on"/);
+  const uid = /uid="(.*?)"/.exec(r)![1]!;
+  const pwd = /pwd="(.*?)"/.exec(r)![1]!;
+  assert.equal(credentialOf(`Basic ${Buffer.from(`${uid}:${pwd}`).toString('base64')}`), TOKEN);
+  assert.match(rsyslogSnippet(TLS, TOKEN).text, /serverport="443" usehttps="on"/);
 
-  const n = syslogNgSnippet(LAN, TOKEN, 'syslog').text;
+  const f = rsyslogForwardSnippet(LAN, TOKEN).text;
+  assert.match(f, /type="omfwd"/);
+  assert.match(f, /target="10\.0\.0\.5" port="5514" protocol="tcp"/);
+  assert.match(f, /TCP_Framing="octet-counted"/);
+  const udp = rsyslogForwardSnippet(LAN, TOKEN, { port: 514, protocol: 'udp' }).text;
+  assert.match(udp, /port="514" protocol="udp"/);
+  assert.ok(!udp.includes('TCP_Framing'));
+
+  const n = syslogNgSnippet(LAN, TOKEN).text;
   assert.match(n, /url\("http:\/\/10\.0\.0\.5:8080\/api\/v1\/ingest"\)/);
   assert.match(n, new RegExp(`headers\\("Authorization: Bearer ${TOKEN}"`));
-  // What syslog-ng renders with that body template is a line the syslog parser reads.
-  const body = /body\("(.*)"\)/.exec(n)![1]!;
-  const rendered = body
-    .replace('${PRI}', '38')
-    .replace('${ISODATE}', '2026-03-01T10:00:00+01:00')
-    .replace('${HOST}', 'gw1')
-    .replace('${MSGHDR}', 'sshd[812]: ')
-    .replace('${MSG}', 'Accepted publickey for root');
-  const parsed = parseSyslog(rendered);
-  assert.equal(parsed.app_name, 'sshd');
-  assert.equal(parsed.proc_id, '812');
-  assert.equal(parsed.hostname, 'gw1');
-  assert.equal(parsed.message, 'Accepted publickey for root');
-  assert.match(syslogNgSnippet(LAN, TOKEN, 'json').text, /format-json/);
+  assert.match(n, /batch-lines\(100\)/);
+  assert.match(n, /time-reopen\(1\)/);
+  assert.match(n, /flags\(flow-control\)/);
+  const b = syslogNgBulkSnippet(LAN, TOKEN).text;
+  assert.match(b, /elasticsearch-http\(/);
+  assert.match(b, /url\("http:\/\/10\.0\.0\.5:8080\/_bulk"\)/);
+  assert.equal(credentialOf(`Basic ${Buffer.from(`${/user\("(.*?)"\)/.exec(b)![1]}:${/password\("(.*?)"\)/.exec(b)![1]}`).toString('base64')}`), TOKEN);
+  // Both send the syslog parser's field names with the message's own time.
+  for (const text of [n, b]) assert.match(text, /format-json timestamp=\$\{ISODATE\} hostname=\$\{HOST\} app_name=\$\{PROGRAM\}/);
 });

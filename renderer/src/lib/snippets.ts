@@ -4,7 +4,9 @@
 // split into records by the token's parser (json: JSON values or NDJSON; kv and syslog: one record per
 // line, a line starting with "{" is read as JSON); /_bulk in the Elasticsearch bulk format, where the
 // token may also arrive as Basic password or `ApiKey base64(id:token)`; OTLP/HTTP at /v1/logs.
-// Syslog reaches it only over HTTP, so syslog forwarders post lines to /api/v1/ingest.
+// Syslog forwarders post JSON over HTTP (rsyslog's omelasticsearch, syslog-ng's http()) or send to a
+// syslog listener (rsyslog's omfwd). The rsyslog and syslog-ng recipes run in tests/shippers/ with
+// Debian's own builds of both daemons.
 //
 // Each shipper either forwards raw lines (the token's parser reads them) or parses them itself and
 // sends JSON (the token's parser is then bypassed, its normalizers still apply); the note says which.
@@ -254,75 +256,162 @@ export function logstashSnippet(t: Target, token: string, parser: ParserType): S
   };
 }
 
-export function rsyslogSnippet(t: Target, token: string, parser: ParserType): ShipperSnippet {
-  const template =
-    parser === 'syslog'
-      ? ['  # RFC 5424 lines, read by this token\'s syslog parser', '  template="RSYSLOG_SyslogProtocol23Format"']
-      : ['  # one JSON object per message (rsyslog\'s built-in JSON template)', '  template="StdJSONFmt"'];
+/** The fields every JSON-sending syslog recipe writes: the syslog parser's own names, so rows look alike whatever sent them. */
+const SYSLOG_JSON_NAMES = ['timestamp', 'hostname', 'app_name', 'proc_id', 'facility', 'severity', 'message'] as const;
+
+/**
+ * rsyslog to /_bulk through omelasticsearch (Debian: rsyslog-elasticsearch; its rsyslog has no
+ * omhttp). Lossless: a disk-assisted queue that keeps what the appliance has not taken, endless
+ * retries of a failed request, and items the appliance answers 429 (queue full) sent again through
+ * retryfailures.
+ */
+export function rsyslogSnippet(t: Target, token: string): ShipperSnippet {
+  const rfc3339 = 'dateFormat="rfc3339"';
+  const props: Record<(typeof SYSLOG_JSON_NAMES)[number], string> = {
+    timestamp: `name="timereported" ${rfc3339}`,
+    hostname: 'name="hostname"',
+    app_name: 'name="app-name"',
+    proc_id: 'name="procid"',
+    facility: 'name="syslogfacility-text"',
+    severity: 'name="syslogseverity-text"',
+    message: 'name="msg" droplastlf="on"',
+  };
   return {
     id: 'rsyslog',
     label: 'rsyslog',
     file: '/etc/rsyslog.d/60-log-appliance.conf',
     text: [
-      'module(load="omhttp")',
+      'module(load="omelasticsearch")   # Debian: apt install rsyslog-elasticsearch',
       '',
-      'action(',
-      '  type="omhttp"',
-      `  server="${t.host}"`,
-      `  serverport="${t.port}"`,
-      `  usehttps="${t.tls ? 'on' : 'off'}"`,
-      `  restpath="${INGEST.slice(1)}"`,
-      `  httpheaders=["Authorization: Bearer ${token}"]`,
-      ...template,
-      '  batch="on"',
-      '  batch.format="newline"',
-      '  batch.maxsize="500"',
-      '  action.resumeRetryCount="-1"',
-      ')',
+      '# one JSON document per message, with the names the appliance\'s syslog parser uses',
+      'template(name="log_appliance_doc" type="list" option.jsonf="on") {',
+      ...SYSLOG_JSON_NAMES.map((n) => `  property(outname="${n}" ${props[n]} format="jsonf")`),
+      '}',
+      '',
+      'ruleset(name="log_appliance") {',
+      '  action(type="omelasticsearch"',
+      `    server="${t.host}" serverport="${t.port}" usehttps="${t.tls ? 'on' : 'off'}"`,
+      '    # the token as the password of basic authentication',
+      `    uid="rsyslog" pwd="${token}"`,
+      '    searchIndex="rsyslog" template="log_appliance_doc"',
+      '    bulkmode="on" maxbytes="4m"',
+      '    # items answered 429 (the appliance\'s queue is full) come back here and are sent again',
+      '    retryfailures="on" retryruleset="log_appliance"',
+      '    action.resumeRetryCount="-1" action.resumeInterval="2"',
+      '    queue.type="LinkedList" queue.size="200000" queue.dequeueBatchSize="1000"',
+      '    queue.filename="log_appliance" queue.saveOnShutdown="on")',
+      '}',
+      'call log_appliance',
     ].join('\n'),
-    note:
-      parser === 'syslog'
-        ? 'Forwards everything rsyslog receives over HTTP, one RFC 5424 line per record (needs the omhttp module).'
-        : 'Forwards everything rsyslog receives over HTTP as JSON lines (needs the omhttp module). A token with parser syslog keeps the original syslog lines instead.',
+    note: 'Posts every message rsyslog handles to /_bulk as JSON (omelasticsearch, in Debian\'s rsyslog-elasticsearch package; Debian\'s rsyslog has no omhttp). Failed requests and items the appliance asks to retry are sent again; the queue spills to disk while the appliance is away.',
   };
 }
 
-export function syslogNgSnippet(t: Target, token: string, parser: ParserType): ShipperSnippet {
-  const body =
-    parser === 'syslog'
-      ? ['    headers("Authorization: Bearer ' + token + '", "Content-Type: text/plain")', '    body("<${PRI}>${ISODATE} ${HOST} ${MSGHDR}${MSG}")']
-      : [
-          '    headers("Authorization: Bearer ' + token + '", "Content-Type: application/x-ndjson")',
-          '    body("$(format-json --scope rfc5424 --key ISODATE)")',
-        ];
+/**
+ * rsyslog to a syslog listener with omfwd (in every rsyslog build): RFC 5424 over TCP, octet-counted.
+ * The listener, not a token, is named here; it maps to this token on Admin › Syslog listeners.
+ */
+export function rsyslogForwardSnippet(t: Target, _token: string, listener: SyslogTarget = DEFAULT_LISTENER): ShipperSnippet {
+  return {
+    id: 'rsyslog-omfwd',
+    label: 'rsyslog (omfwd)',
+    file: '/etc/rsyslog.d/60-log-appliance.conf',
+    text: [
+      'ruleset(name="log_appliance_fwd") {',
+      '  action(type="omfwd"',
+      `    target="${t.host}" port="${listener.port}" protocol="${listener.protocol}"`,
+      ...(listener.protocol === 'tcp' ? ['    TCP_Framing="octet-counted"'] : []),
+      '    template="RSYSLOG_SyslogProtocol23Format"',
+      '    action.resumeRetryCount="-1" action.resumeInterval="2"',
+      '    queue.type="LinkedList" queue.size="200000"',
+      '    queue.filename="log_appliance_fwd" queue.saveOnShutdown="on")',
+      '}',
+      'call log_appliance_fwd',
+    ].join('\n'),
+    note: `Forwards every message as an RFC 5424 line to a ${listener.protocol.toUpperCase()} syslog listener on port ${listener.port}, which an admin opens for this token (Admin › Syslog listeners). TCP is lossless: the appliance slows rsyslog rather than dropping, and rsyslog's queue keeps the rest; over UDP nothing tells rsyslog of a loss.`,
+  };
+}
+
+/** syslog-ng's http() to /api/v1/ingest: JSON lines in batches, flow control so nothing is dropped. */
+export function syslogNgSnippet(t: Target, token: string): ShipperSnippet {
   return {
     id: 'syslog-ng',
     label: 'syslog-ng',
     file: '/etc/syslog-ng/conf.d/log-appliance.conf',
     text: [
+      '# Debian: apt install syslog-ng-mod-http',
       'destination d_log_appliance {',
       '  http(',
       `    url("${t.base}${INGEST}")`,
       '    method("POST")',
-      ...body,
-      '    batch-lines(500)',
-      '    batch-timeout(1000)',
+      `    headers("Authorization: Bearer ${token}", "Content-Type: application/x-ndjson")`,
+      `    body("${SYSLOG_NG_JSON}")`,
+      '    # with flow-control a source holds at most log-iw-size (100) messages in flight: a bigger',
+      '    # batch would only ever leave on its timeout',
+      '    batch-lines(100)',
+      '    batch-timeout(250)',
+      '    workers(2)',
+      '    frac-digits(3)   # milliseconds in ${ISODATE}',
+      '    # a refused batch is sent again after a second, not the default minute',
+      '    time-reopen(1)',
       '  );',
       '};',
       '',
-      '# s_src is the distribution\'s default source; use yours',
-      'log { source(s_src); destination(d_log_appliance); };',
+      '# s_src is the distribution\'s default source; flow-control stops reading it while the destination is behind',
+      'log { source(s_src); destination(d_log_appliance); flags(flow-control); };',
     ].join('\n'),
-    note:
-      parser === 'syslog'
-        ? 'Posts one syslog line per message (timestamp in ISO form, with year and zone); batches are newline-separated.'
-        : 'Posts one JSON object per message; batches are newline-separated.',
+    note: 'Posts batches of up to 100 JSON lines (one per message, with the original time and the syslog parser\'s field names) to /api/v1/ingest; with flow-control syslog-ng waits instead of dropping while the appliance is busy.',
   };
 }
 
+/** syslog-ng's elasticsearch-http() to /_bulk (the SCL driver over http()). */
+export function syslogNgBulkSnippet(t: Target, token: string): ShipperSnippet {
+  return {
+    id: 'syslog-ng-bulk',
+    label: 'syslog-ng (elasticsearch-http)',
+    file: '/etc/syslog-ng/conf.d/log-appliance.conf',
+    text: [
+      '# Debian: apt install syslog-ng-mod-http; the driver comes with scl.conf (included by the default syslog-ng.conf)',
+      'destination d_log_appliance_bulk {',
+      '  elasticsearch-http(',
+      `    url("${t.base}/_bulk")`,
+      '    index("syslog-ng")',
+      '    type("")',
+      '    # the token as the password of basic authentication',
+      '    user("syslog-ng")',
+      `    password("${token}")`,
+      `    template("${SYSLOG_NG_JSON}")`,
+      '    batch-lines(100)   # at most the source\'s log-iw-size (flow-control)',
+      '    batch-timeout(250)',
+      '    frac-digits(3)',
+      '    time-reopen(1)',
+      '  );',
+      '};',
+      '',
+      'log { source(s_src); destination(d_log_appliance_bulk); flags(flow-control); };',
+    ].join('\n'),
+    note: 'Sends batches of up to 100 documents to /_bulk. syslog-ng reads only the status of the answer, so a busy appliance refuses the whole batch (429) and syslog-ng sends it again.',
+  };
+}
+
+/** What syslog-ng's format-json writes for a message: the syslog parser's names, the ISO time with its zone. */
+const SYSLOG_NG_JSON =
+  '$(format-json timestamp=${ISODATE} hostname=${HOST} app_name=${PROGRAM} proc_id=${PID} facility=${FACILITY} severity=${LEVEL} message=${MESSAGE})';
+
+/** Where syslog forwarders send when they cannot speak HTTP: a listener an admin opened. */
+export interface SyslogTarget {
+  port: number;
+  protocol: 'tcp' | 'udp';
+}
+const DEFAULT_LISTENER: SyslogTarget = { port: 5514, protocol: 'tcp' };
+
 /** Every shipper's snippet for one token, in the order the tabs show them. */
 export function allSnippets(t: Target, token: string, parser: ParserType): ShipperSnippet[] {
-  return [curlSnippet, vectorSnippet, fluentBitSnippet, otelSnippet, filebeatSnippet, logstashSnippet, rsyslogSnippet, syslogNgSnippet].map(
-    (make) => make(t, token, parser),
-  );
+  return [
+    ...[curlSnippet, vectorSnippet, fluentBitSnippet, otelSnippet, filebeatSnippet, logstashSnippet].map((make) => make(t, token, parser)),
+    rsyslogSnippet(t, token),
+    rsyslogForwardSnippet(t, token),
+    syslogNgSnippet(t, token),
+    syslogNgBulkSnippet(t, token),
+  ];
 }

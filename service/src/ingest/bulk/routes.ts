@@ -12,7 +12,8 @@
 // clients retry item by item (Beats, Logstash, Fluent Bit, rsyslog's retryfailures, Vector's
 // request_retry_partial). Admission is all or nothing, so a client that resends the whole request
 // stores nothing twice. Only the rate limit, checked before the body is read, refuses a request
-// whole.
+// whole, and a full queue does so for the clients known to look only at the status: syslog-ng's
+// elasticsearch-http() (its User-Agent says syslog-ng) retries a 429 but drops failed items.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.ts';
 import { HttpError } from '../../http/errors.ts';
@@ -66,6 +67,9 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
         outcomes = (await deps.pipeline.accept(token, records)).outcomes;
       } catch (err) {
         if (!(err instanceof HttpError) || (err.statusCode !== 429 && err.statusCode !== 503)) throw err;
+        // A client that never reads the items would take a 200 as stored: it gets the whole-request
+        // 429 (or 503), which it retries.
+        if (!readsItems(req)) throw err;
         refused = err;
       }
     }
@@ -114,4 +118,9 @@ async function bulkEndpoint(app: App, deps: IngestDeps): Promise<void> {
 /** The response's `_index` for items that named none: the fractal the token writes to. */
 function fractalName(deps: IngestDeps, fractalId: string): string {
   return deps.ctx.fractals.get(fractalId)?.name ?? fractalId;
+}
+
+/** Whether the client reads the items of a bulk answer (syslog-ng's http() reads only the status). */
+function readsItems(req: FastifyRequest): boolean {
+  return !/syslog-ng/i.test(req.headers['user-agent'] ?? '');
 }
