@@ -123,16 +123,4 @@ export class MailReceiver {
   }
 }
 
-/**
- * Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`
- * (generous: the machines are shared, and a tick, a delivery or an insert may wait for the CPU).
- */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor } from './wait.ts';

@@ -1,5 +1,6 @@
 // Reads what the ingest pipeline stored, straight from ClickHouse, the way a query would.
 import type { Appliance } from '../../service/src/appliance.ts';
+import { waitFor, WAIT_MS } from './wait.ts';
 
 export interface StoredLog {
   log_id: string;
@@ -35,12 +36,15 @@ function flat(o: Record<string, unknown>, prefix = '', out: Record<string, unkno
 }
 
 /** Polls until the fractal holds at least `n` logs (ingest is asynchronous), or fails. */
-export async function waitForLogs(a: Appliance, fractalId: string, n: number, timeoutMs = 10_000): Promise<StoredLog[]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await storedLogs(a, fractalId);
-    if (rows.length >= n) return rows;
-    if (Date.now() > until) throw new Error(`expected ${n} logs in fractal ${fractalId}, found ${rows.length} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+export async function waitForLogs(a: Appliance, fractalId: string, n: number, timeoutMs = WAIT_MS): Promise<StoredLog[]> {
+  let found = 0;
+  try {
+    return await waitFor(`${n} logs in fractal ${fractalId}`, async () => {
+      const rows = await storedLogs(a, fractalId);
+      found = rows.length;
+      return rows.length >= n && rows;
+    }, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; found ${found}`);
   }
 }
