@@ -23,8 +23,7 @@ after(async () => {
 });
 
 const PASSWORD = 'alert-crash-password';
-const start = (port?: number) =>
-  startServiceProcess({ dataDir, port, env: { SVC_ADMIN_PASSWORD: PASSWORD, SVC_ALERT_INTERVAL_S: '1' }, timeoutMs: 60_000 });
+const start = () => startServiceProcess({ dataDir, env: { SVC_ADMIN_PASSWORD: PASSWORD, SVC_ALERT_INTERVAL_S: '1' } });
 
 /** Each matching log's seq, per distinct delivery (a resent delivery counts once). */
 function deliveredSeqs(): Map<number, number> {
@@ -38,7 +37,7 @@ function deliveredSeqs(): Map<number, number> {
   return count;
 }
 
-test('a SIGKILL mid-window loses no match and fires none twice', { timeout: 240_000 }, async () => {
+test('a SIGKILL mid-window loses no match and fires none twice', async () => {
   await hooks.start();
   service = await start();
   const admin = await signIn(service.base, 'admin', PASSWORD);
@@ -71,22 +70,17 @@ test('a SIGKILL mid-window loses no match and fires none twice', { timeout: 240_
       await new Promise((r) => setTimeout(r, 40));
     }
   })();
-  await waitFor('two deliveries before the kill', () => hooks.on('/crash').length >= 2, 60_000);
+  await waitFor('two deliveries before the kill', () => hooks.on('/crash').length >= 2);
   await send(service.base);
-  const port = service.port;
   await service.stop('SIGKILL');
   await streaming;
   const undeliveredAtKill = accepted.filter((s) => !deliveredSeqs().has(s)).length;
   assert.ok(undeliveredAtKill > 0, 'the kill must catch accepted matches not yet delivered, or this test proves nothing');
 
-  service = await start(port);
+  service = await start();
   for (let i = 0; i < 5; i++) await send(service.base);
 
-  await waitFor(
-    'every accepted match delivered',
-    () => accepted.every((s) => deliveredSeqs().has(s)),
-    120_000,
-  );
+  await waitFor('every accepted match delivered', () => accepted.every((s) => deliveredSeqs().has(s)));
   // A few more ticks: nothing arrives twice later either.
   await new Promise((r) => setTimeout(r, 3000));
   const counts = deliveredSeqs();
