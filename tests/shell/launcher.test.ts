@@ -54,7 +54,7 @@ test('`npm run app` without Electron prints one clear line and exits non-zero', 
   mkdirSync(path.join(dir, 'scripts'), { recursive: true });
   writeFileSync(path.join(dir, 'scripts/app.mjs'), readFileSync(path.join(root, 'scripts/app.mjs')));
   assert.equal(launcher.locateElectron(dir).ok, false);
-  const r = spawnSync(process.execPath, [path.join(dir, 'scripts/app.mjs')], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [path.join(dir, 'scripts/app.mjs')], { encoding: 'utf8', timeout: 120_000 });
   assert.notEqual(r.status, 0);
   assert.equal(r.stdout, '');
   const lines = r.stderr.trim().split('\n');

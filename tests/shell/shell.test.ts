@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import { runShell, type ShellDeps } from '../../main/src/shell.ts';
 import { LABEL_COPY, LABEL_OPEN, LABEL_QUIT } from '../../main/src/tray-menu.ts';
 import type { FirstStartInfo } from '../../service/src/appliance.ts';
 import { loadConfig, type Config } from '../../service/src/config.ts';
+import { waitFor } from '../support/wait.ts';
 import { clickMenu, FakeApp, FakeTray, FakeWindow, fakeAppliance } from './fakes.ts';
 
 const USER_DATA = path.join(os.tmpdir(), 'log-appliance-shell-test-user-data'); // never written to
@@ -21,13 +22,11 @@ const LAN = {
   eth0: [nic('fe80::1', 'IPv6', false), nic('192.168.1.20', 'IPv4', false)],
 };
 
-async function until(cond: () => boolean, what: string, ms = 3000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const until = (cond: () => boolean, what: string) => waitFor(what, cond);
+
+// The first fetch of a process loads its HTTP client, which on a busy machine takes longer than the
+// short health deadline of the test that waits one out: load it before any test.
+before(() => fetch('http://127.0.0.1:1/').catch(() => undefined));
 
 type Svc = Awaited<ReturnType<typeof fakeAppliance>>;
 
@@ -80,8 +79,8 @@ function harness(
       showInfo: (title, message, detail) => infos.push({ title, message, detail }),
     },
     networkInterfaces: () => LAN,
-    health: { timeoutMs: 2000, intervalMs: 10 },
-    stopTimeoutMs: 2000,
+    health: { timeoutMs: 60_000, intervalMs: 10 },
+    stopTimeoutMs: 60_000,
     log: () => {},
     ...o.deps,
   };
@@ -124,7 +123,7 @@ test('the window opens only after the service reports healthy', async (t) => {
 });
 
 test('a service that never gets healthy is reported, stopped, and the app exits 1', async (t) => {
-  const h = harness(t, { healthy: () => false, deps: { health: { timeoutMs: 400, intervalMs: 10 } } });
+  const h = harness(t, { healthy: () => false, deps: { health: { timeoutMs: 2000, intervalMs: 10 } } });
   const r = await runShell(h.deps);
   assert.equal(r.status, 'failed');
   assert.equal(h.errors.length, 1);
