@@ -191,7 +191,7 @@ export function fullView(ctx: Context, a: NotebookAccess) {
 /**
  * fullView as the JSON text of its success envelope, with each section's stored results spliced in
  * as stored: opening a notebook does not parse and print again megabytes of rows (for ten results of
- * 1,000 rows, 3.4 MB, that took several times as long as the splice; figures in docs/architecture.md).
+ * 1,000 rows, 3.4 MB, parsing and printing took several times as long as the splice).
  */
 export function fullViewJson(ctx: Context, a: NotebookAccess): string {
   const head = JSON.stringify(fullHead(ctx, a));
