@@ -51,6 +51,8 @@ before(async () => {
   await grant(admin, fractalId, { username: 'ben' }, 'analyst');
   ctxA = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   ctxB = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // The machine is shared: every wait is for a condition, with a deadline far above what it takes.
+  for (const c of [ctxA, ctxB]) c.setDefaultTimeout(90_000);
   pageA = await signedIn(ctxA, 'admin', ADMIN_PASSWORD);
   pageB = await signedIn(ctxB, 'ben', passwordOf('ben'));
 });

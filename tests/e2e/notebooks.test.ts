@@ -53,6 +53,8 @@ before(async () => {
   expectOk(await admin.post('/api/v1/comments', { log_id: logs[1].log_id, fractal_id: fractalId, content: 'PowerShell remoting, T1059.001', tags: ['lateral-movement'] }), 201);
   ctxA = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
   ctxB = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  // The machine is shared: every wait is for a condition, with a deadline far above what it takes.
+  for (const c of [ctxA, ctxB]) c.setDefaultTimeout(90_000);
   pageA = await openAs(ctxA, 'admin');
   pageB = await openAs(ctxB, 'ben');
 });
