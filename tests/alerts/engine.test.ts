@@ -6,7 +6,9 @@
 // retried, e-mail goes through a real SMTP server, the fractal and dictionary actions write where
 // queries see them, and an alert that keeps failing is switched off.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
@@ -234,13 +236,15 @@ test('throttle: a window of an hour fires once; per field, a new value fires whi
   void f;
 });
 
-test('e-mail goes through the SMTP server with rendered subject and body; the SMTP password is never shown', async () => {
+test('e-mail goes through the SMTP server with rendered subject and body; the SMTP password is sealed and never shown', async () => {
   const smtp = await new MailReceiver({ user: 'mailer', password: 'smtp-pass-123' }).start();
   try {
     const s = expectOk(await admin.post('/api/v1/smtp-settings', { host: '127.0.0.1', port: smtp.port, username: 'mailer', password: 'smtp-pass-123', from_address: 'alerts@appliance.test', tls_mode: 'none' }));
     assert.equal(s.password_set, true);
     assert.equal('password' in s, false);
     assert.equal(JSON.stringify(expectOk(await admin.get('/api/v1/smtp-settings'))).includes('smtp-pass-123'), false);
+    app.context.db.pragma('wal_checkpoint(TRUNCATE)');
+    assert.equal(readFileSync(path.join(app.dataDir, 'metadata.sqlite')).includes('smtp-pass-123'), false, 'the SMTP password is sealed at rest');
     const e = expectOk(
       await admin.post('/api/v1/email-actions', {
         name: 'soc mail',
