@@ -14,7 +14,7 @@ import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppli
 import { expectOk } from '../support/api.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { ingest } from '../support/query.ts';
-import { MailReceiver, waitFor, WebhookReceiver } from '../support/alert-receivers.ts';
+import { MailReceiver, waitFor as waitUntil, WebhookReceiver } from '../support/alert-receivers.ts';
 
 let app: TestAppliance;
 let admin: Client;
@@ -45,6 +45,15 @@ async function closedPort(): Promise<number> {
   await new Promise((r) => s.close(r));
   return port;
 }
+/** waitFor, saying on a time-out where the engine stood (its last ticks, how far storage has settled). */
+const waitFor: typeof waitUntil = (what, check, timeoutMs) =>
+  waitUntil(what, check, timeoutMs).catch((err: Error) => {
+    const e = app.alertEngine;
+    throw new Error(
+      `${err.message}; engine: ${e.ticks.length} ticks (${e.skipped} skipped), last ${JSON.stringify(e.ticks.slice(-2))}, ` +
+        `settled before ${app.ingest.settledBefore().toISOString()} at ${new Date().toISOString()}, ${e.outbox.inFlight} deliveries in flight`,
+    );
+  });
 /** Waits until the engine has finished `n` more ticks. */
 async function ticks(n: number): Promise<void> {
   const start = app.alertEngine.ticks.length;
@@ -144,11 +153,14 @@ test('a failing destination is retried with growing gaps until it answers; a tem
   hooks.answer('/flaky', { status: 500 }, { status: 502 }, { status: 503 }, { status: 200 });
   const w = await webhook('flaky', { retry_count: 3 });
   const bad = await webhook('badtemplate', { body_mode: 'template', body_template: 'hello {{ .NoSuchField }}' });
-  // 90,000 lines of 100 characters: past the 8 MB cap on a rendered body.
-  const huge = await webhook('huge', { body_mode: 'template', body_template: '{{ range 90000 }}{{ printf "%99d" . }}\n{{ end }}' });
+  // 900 lines of 10,000 characters: past the 8 MB cap on a rendered body.
+  const huge = await webhook('huge', { body_mode: 'template', body_template: `{{ range 900 }}${'x'.repeat(9999)}\n{{ end }}` });
   const a = await alert({ name: 'Retry check', query_string: 'kind=retry', webhook_action_ids: [w.id, bad.id, huge.id] });
   await ingest(app, fractal.token, fractal.id, [{ kind: 'retry' }]);
-  const calls = await waitFor('four attempts', () => (hooks.on('/flaky').length >= 4 ? hooks.on('/flaky') : undefined));
+  const calls = await waitFor('four attempts', () => (hooks.on('/flaky').length >= 4 ? hooks.on('/flaky') : undefined)).catch(async (err: Error) => {
+    // Say where it stood: the attempts that arrived and what the history recorded.
+    throw new Error(`${err.message}; /flaky got ${hooks.on('/flaky').length} requests; executions: ${JSON.stringify(await executions(a.id))}`);
+  });
   // Each gap is at least the doubling backoff (1 s, 2 s, 4 s; a busy machine only adds to it).
   const gaps = calls.slice(1).map((c, i) => c.at - calls[i]!.at);
   gaps.forEach((gap, i) => assert.ok(gap >= 1000 * 2 ** i - 50, `gap ${i + 1} is ${Math.round(gap)} ms, expected at least ${1000 * 2 ** i} ms: ${gaps.map(Math.round).join(', ')}`));
@@ -334,6 +346,21 @@ test('an alert whose query keeps failing is switched off with the reason', async
   });
   assert.match(off.disabled_reason, /Switched off after 3 failed evaluations in a row: .*no member fractals/);
   assert.equal(off.failure_count, 3);
+});
+
+test('ticks that overrun the interval (a busy machine) are followed by the next one, never by none', async () => {
+  // Hold the whole process for longer than the interval, again and again: every tick in between
+  // overruns, and its next one falls due at once (node-schedule refuses a date already past).
+  const before = app.alertEngine.ticks.length;
+  for (let i = 0; i < 30; i++) {
+    const until = Date.now() + 1100;
+    while (Date.now() < until) {
+      /* busy, as a loaded machine */
+    }
+    await new Promise((r) => setTimeout(r, 5 + (i % 7) * 20));
+  }
+  assert.ok(app.alertEngine.ticks.slice(before).some((t) => t.overran), 'some tick overran');
+  await ticks(3);
 });
 
 test('changing alert_interval_s reschedules the tick without a restart', async () => {

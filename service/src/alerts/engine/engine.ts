@@ -49,6 +49,8 @@ export interface TickReport {
 export class AlertEngine {
   readonly outbox: Outbox;
   private job: schedule.Job | null = null;
+  /** The next tick when it is due at once (node-schedule takes no date in the past). */
+  private soon: NodeJS.Timeout | null = null;
   private ticking: Promise<TickReport> | null = null;
   private stopped = true;
   private lastPrune = 0;
@@ -80,12 +82,18 @@ export class AlertEngine {
   private scheduleFrom(from: number): void {
     this.job?.cancel();
     this.job = null;
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
     if (this.stopped) return;
-    const at = new Date(Math.max(Date.now() + 1, from + this.intervalMs));
-    this.job = schedule.scheduleJob(at, () => {
+    const run = () => {
       const began = Date.now();
       void this.tick().finally(() => this.scheduleFrom(began));
-    });
+    };
+    // node-schedule drops a date that is already past when it looks (scheduleJob returns null), as
+    // the next tick after one that overran, or nearly did, may be: the engine would stop for good.
+    const at = from + this.intervalMs;
+    this.job = at > Date.now() ? schedule.scheduleJob(new Date(at), run) : null;
+    if (!this.job) this.soon = setTimeout(run, 0);
   }
 
   /** Runs one tick now (the scheduler's, or a test's); a tick already running is not doubled. */
@@ -243,6 +251,8 @@ export class AlertEngine {
     this.stopped = true;
     this.job?.cancel();
     this.job = null;
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
     if (this.ticking) {
       let t: NodeJS.Timeout | undefined;
       await Promise.race([this.ticking.catch(() => undefined), new Promise((r) => (t = setTimeout(r, timeoutMs)))]);
