@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
-import { createApiKey, createFractal, credentialClient, expectError, expectOk, grant, readMetadataTable, sleep, unknownId, UUID_RE } from '../support/api.ts';
+import { createApiKey, createFractal, credentialClient, expectError, expectOk, grant, readMetadataTable, unknownId, UUID_RE } from '../support/api.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface Dict {
   id: string;
@@ -62,7 +63,7 @@ async function engineRows(id: string): Promise<number> {
 }
 /** Waits for the engine's background removal of unreadable rows. */
 async function engineRowsBecome(id: string, n: number): Promise<void> {
-  for (let i = 0; i < 100 && (await engineRows(id)) !== n; i++) await sleep(100);
+  await waitFor(`${n} engine rows`, async () => (await engineRows(id)) === n).catch(() => undefined); // reported below
   assert.equal(await engineRows(id), n);
 }
 async function importCsv(by: Client, id: string, text: string, q = '') {

@@ -144,8 +144,6 @@ export function metadataFilesContain(app: TestAppliance, needle: string): boolea
   return false;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // ---- network --------------------------------------------------------------------------------
 
 /** True when something accepts TCP connections on host:port. */
