@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, signIn, type TestAppliance } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
 import { screenshot, signedInPage, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
+import { WAIT_MS } from '../support/wait.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -144,7 +145,7 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   // ...and see the fractal's count go up on the Fractals page.
   await nav(page, 'Fractals').click();
   const countCell = row(page, 'Fractals', 'edge-firewall').getByTestId('count');
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + WAIT_MS;
   while ((await countCell.innerText()) !== '1') {
     assert.ok(Date.now() < deadline, `count still ${await countCell.innerText()}`);
     await page.waitForTimeout(300);

@@ -99,7 +99,7 @@ async function tabToPlot(view: Locator): Promise<Locator> {
   await view.getByRole('button', { name: 'Table' }).focus();
   await page.keyboard.press('Tab');
   const focused = view.locator('[data-count]:focus');
-  await focused.waitFor({ timeout: 2000 });
+  await focused.waitFor();
   return focused;
 }
 

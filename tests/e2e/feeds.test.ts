@@ -100,7 +100,7 @@ test('feeds: a feed made on the page syncs, shows its counts, syncs again, lists
   await form.getByLabel('Minimum severity').selectOption('medium');
   await form.getByRole('button', { name: 'Create feed' }).click();
   const row = tableRows(page, 'Feeds', 'team rules');
-  await row.getByTestId('sync-state').filter({ hasText: '2 imported, 2 skipped' }).waitFor({ timeout: 60_000 });
+  await row.getByTestId('sync-state').filter({ hasText: '2 imported, 2 skipped' }).waitFor();
   await shot(page, 'feeds.png');
 
   // A new commit, then "Sync now".
@@ -108,7 +108,7 @@ test('feeds: a feed made on the page syncs, shows its counts, syncs again, lists
   git('add', '.');
   git('commit', '-q', '-m', 'one more');
   await row.getByRole('button', { name: 'Sync team rules now' }).click();
-  await page.getByRole('status').filter({ hasText: /synced in .*: 3 imported \(1 new, 0 updated, 0 removed\), 2 skipped/ }).waitFor({ timeout: 60_000 });
+  await page.getByRole('status').filter({ hasText: /synced in .*: 3 imported \(1 new, 0 updated, 0 removed\), 2 skipped/ }).waitFor();
 
   // The skipped rules, with their reasons, filtered.
   await row.getByRole('link', { name: 'Skipped rules of team rules' }).click();

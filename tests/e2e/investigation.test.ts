@@ -90,7 +90,7 @@ async function run(page: Page, q: string, n?: number) {
 /** A chart of the given type drawn in the results area: its SVG or canvas has a size. */
 async function waitChart(page: Page, type: string) {
   const chart = page.locator(`.results .chart-view[data-chart-type="${type}"]`);
-  await chart.waitFor({ timeout: 15_000 });
+  await chart.waitFor();
   await page.waitForFunction(
     (type) => {
       const el = document.querySelector(`.results .chart-view[data-chart-type="${type}"] .chart-body`);
@@ -101,7 +101,6 @@ async function waitChart(page: Page, type: string) {
       return marks.length > 0;
     },
     type,
-    { timeout: 15_000 },
   );
   return chart;
 }
@@ -275,7 +274,7 @@ test('investigation: query, pivot, read and comment on a log, field sidebar, thr
 
   // ---- a syntax error, underlined as it is typed, in the service's words
   await setQuery(page, 'groupBy(host) | barchart(');
-  await page.locator('.cm-lintRange-error, .cm-lintPoint-error').first().waitFor({ timeout: 10_000 });
+  await page.locator('.cm-lintRange-error, .cm-lintPoint-error').first().waitFor();
   await page.locator('#query-help .error-text').waitFor();
   if (await page.locator('.cm-tooltip-autocomplete').count()) await page.keyboard.press('Escape'); // the completion list, not the message
   assert.match(await page.locator('#query-help').innerText(), /Parse error/);

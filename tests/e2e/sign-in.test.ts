@@ -29,7 +29,7 @@ test('sign in, see the default fractal and its ingest token, sign out', async ()
   await page.getByLabel('Password').press('Enter');
   // The search workspace is the default screen; the fractal's home shows its ingest tokens.
   await page.getByRole('link', { name: 'Home', exact: true }).click();
-  await page.getByRole('heading', { name: 'Ingest tokens' }).waitFor({ timeout: 10_000 });
+  await page.getByRole('heading', { name: 'Ingest tokens' }).waitFor();
   const { token } = defaultIngest(a);
   // Masked until asked for; then the real value of the default fractal's token.
   const body = () => page.locator('body').innerText();

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, startTestAppliance, type TestAppliance } from './appliance.ts';
+import { WAIT_MS } from './wait.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 export const artifacts = path.join(root, 'test-artifacts');
@@ -22,13 +23,24 @@ export function prepareBrowserTest({ ui = true }: { ui?: boolean } = {}): void {
   mkdirSync(artifacts, { recursive: true });
 }
 
-/** Debian's Chromium, headless unless `headless: false` (the UI benchmark's --headed). */
-export function launchChromium({ headless = true }: { headless?: boolean } = {}): Promise<Browser> {
-  return chromium.launch({
+/**
+ * Debian's Chromium, headless unless `headless: false` (the UI benchmark's --headed). Its pages wait
+ * up to WAIT_MS for what a test waits for (a locator, waitForFunction, an event, a navigation), not
+ * Playwright's 30 s: on a busy shared machine a page can take longer than that to get there.
+ */
+export async function launchChromium({ headless = true }: { headless?: boolean } = {}): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  const newContext = browser.newContext.bind(browser); // browser.newPage makes its context through it too
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(WAIT_MS);
+    return context;
+  };
+  return browser;
 }
 
 /**

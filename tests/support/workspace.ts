@@ -38,6 +38,5 @@ export async function waitDone(page: Page, n?: number) {
       return Number(document.querySelector('[role="grid"]')?.getAttribute('aria-rowcount') ?? 0) - 1 === n; // minus the header row
     },
     n ?? null,
-    { timeout: 15_000 },
   );
 }
