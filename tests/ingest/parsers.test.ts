@@ -89,6 +89,17 @@ test('kv: bad lines throw ParseError naming the problem', () => {
   throwsParse(() => parseKv(`a=1 b="x' c=2`), /key "b"/, 'mismatched quotes');
 });
 
+/**
+ * The CPU time `work` takes in this process (ms): unlike the time on the clock, it does not grow when
+ * other processes keep the machine busy. A quadratic scan of these lines takes seconds; a linear one, milliseconds.
+ */
+function cpuMs(work: () => void): number {
+  const before = process.cpuUsage();
+  work();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
 test('kv: scanning stays linear on hostile lines', () => {
   const lines = [
     'a=' + ','.repeat(200_000),
@@ -98,10 +109,8 @@ test('kv: scanning stays linear on hostile lines', () => {
     'a="' + '\\"'.repeat(100_000) + '"',
     'a=1 ' + 'word '.repeat(40_000),
   ];
-  const t0 = performance.now();
-  for (const line of lines) parseKv(line);
-  const ms = performance.now() - t0;
-  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+  const ms = cpuMs(() => lines.forEach((line) => parseKv(line)));
+  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms of CPU`);
   assert.equal(parseKv('a="' + '\\"'.repeat(1000) + '"').a, '"'.repeat(1000));
 });
 
@@ -375,8 +384,6 @@ test('syslog: scanning stays linear on hostile lines', () => {
     '<13>Jan  2 03:04:05 h ' + 'a'.repeat(200_000) + '[' + '1'.repeat(200_000),
     '<13>' + ' '.repeat(200_000),
   ];
-  const t0 = performance.now();
-  for (const line of lines) parseSyslogAt(line, NOW);
-  const ms = performance.now() - t0;
-  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+  const ms = cpuMs(() => lines.forEach((line) => parseSyslogAt(line, NOW)));
+  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms of CPU`);
 });
