@@ -15,6 +15,7 @@ import { ingestScope } from '../../service/src/ingest/plugin.ts';
 import { ingestRoutes } from '../../service/src/ingest/routes.ts';
 import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
+import { WAIT_MS } from '../support/wait.ts';
 
 let a: TestAppliance;
 let admin: Client;
@@ -37,7 +38,7 @@ function headersOnly(
   opts: { method?: string; base?: string; length?: number; ms?: number } = {},
 ): Promise<{ status: number; body: string }> {
   const url = new URL(path, opts.base ?? a.url);
-  const ms = opts.ms ?? 15_000;
+  const ms = opts.ms ?? WAIT_MS;
   const length = opts.length ?? 100 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: opts.method ?? 'POST', headers: { 'content-length': String(length), ...headers } });
