@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { createFractal, expectError, expectOk, grant, metadataFilesContain } from '../support/api.ts';
+import { WAIT_MS } from '../support/wait.ts';
 
 let app: TestAppliance;
 let admin: Client;
@@ -292,7 +293,7 @@ test('a scheduled sync runs on its own (node-schedule), at the last sync plus th
   const backdated = new Date(Date.now() - 3_600_000 + 2_000).toISOString();
   app.context.db.prepare('UPDATE feeds SET last_sync_at = ? WHERE id = ?').run(backdated, f.id);
   app.context.feedScheduler.plan(f.id);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const now = expectOk(await admin.get(`/api/v1/feeds/${f.id}`));
     if (now.last_sync_at !== backdated && now.last_sync_status === 'ok') break;

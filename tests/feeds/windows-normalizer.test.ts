@@ -13,6 +13,7 @@ import { ADMIN_PASSWORD, signIn, startTestAppliance, type TestAppliance } from '
 import { createFractal, expectOk } from '../support/api.ts';
 import { waitForLogs } from '../support/logs.ts';
 import { sharedData } from '../support/shared-data.ts';
+import { WAIT_MS } from '../support/wait.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-evtx-'));
 let app: TestAppliance;
@@ -104,7 +105,7 @@ test("SigmaHQ's Windows rules match evtx_dump output through the documented norm
   assert.equal(whoami.timestamp.slice(0, 19), now.slice(0, 19).replace('T', ' '), 'the time comes from SystemTime');
 
   const arrived = Date.now();
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + WAIT_MS; ; ) {
     await app.alertEngine.tick();
     if (alerts.every((a) => (app.context.alerts.get(a.id)!.cursor ?? '') >= new Date(arrived).toISOString())) break;
     assert.ok(Date.now() < deadline, 'the alerts were not evaluated past the export');

@@ -12,6 +12,7 @@ import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs, waitForLogs } from '../support/logs.ts';
+import { WAIT_MS } from '../support/wait.ts';
 
 const chDir = mkdtempSync(path.join(tmpdir(), 'queue-ch-'));
 let bridge: ClickHouseHttpBridge;
@@ -135,7 +136,7 @@ test('admission counts logs and bytes: one-log requests share slots, a full queu
 });
 
 test('the queue is empty again once storage has everything', async () => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + WAIT_MS;
   while ((await queueLayer()).logs_queued > 0) {
     assert.ok(Date.now() < deadline, 'queue drained');
     await new Promise((r) => setTimeout(r, 50));

@@ -10,6 +10,7 @@ import { createHttpApp, type App } from '../../service/src/http/app.ts';
 import { notFound } from '../../service/src/http/errors.ts';
 import { LiveHub, type LiveMessage } from '../../service/src/live/hub.ts';
 import { liveRoutes } from '../../service/src/live/routes.ts';
+import { waitFor as waitUntil } from '../support/wait.ts';
 
 const DOC = '6b1f8a52-37c1-4d0e-9a65-0d6f1c2b3a40';
 const OTHER = '0c3c2f6e-52b0-4f7a-8d43-5f7c0a1e9b21';
@@ -283,10 +284,4 @@ describe('liveRoutes over HTTP', () => {
   });
 });
 
-async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean): Promise<unknown> => waitUntil('the condition', cond);

@@ -3,6 +3,7 @@
 // by the UI's own parser. `next()` waits for the next event of a type (with a deadline, not a sleep).
 import { SseParser, type SseFrame } from '../../renderer/src/lib/search/sse.ts';
 import type { Client } from './appliance.ts';
+import { WAIT_MS } from './wait.ts';
 
 export interface LiveFrame {
   event: string;
@@ -66,7 +67,7 @@ export class LiveReader {
   }
 
   /** The next frame not read yet whose event is `type` (any when omitted); skips others. */
-  async next(type?: string, timeoutMs = 10_000): Promise<LiveFrame> {
+  async next(type?: string, timeoutMs = WAIT_MS): Promise<LiveFrame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (this.read < this.frames.length) {
@@ -98,7 +99,7 @@ export class LiveReader {
   }
 
   /** Waits until the stream ends (the server closed it). */
-  async waitEnd(timeoutMs = 10_000): Promise<void> {
+  async waitEnd(timeoutMs = WAIT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
       if (Date.now() > deadline) throw new Error('the stream did not end');
@@ -119,7 +120,7 @@ export class LiveReader {
 
 /** Waits (with a deadline) until the stream's latest presence lists exactly these names, in order. */
 export async function waitForPresence(stream: LiveReader, names: string[]): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const last = stream.all('presence').at(-1);
     if (last && JSON.stringify(last.body.data.map((e: any) => e.name)) === JSON.stringify(names)) return;

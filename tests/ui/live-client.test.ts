@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { ADMIN_PASSWORD, makeUser, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
 import { LiveConnection, newClientId, type LiveEnvelope, type LiveStatus, type LiveTransport, type PresenceEntry } from '../../renderer/src/lib/live/live-client.ts';
+import { waitFor } from '../support/wait.ts';
 
 let app: TestAppliance;
 let admin: Client;
@@ -61,13 +62,7 @@ function watch(c: Client, id: string, lastEventId?: string): Watch {
   return w;
 }
 
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (cond: () => boolean, what: string): Promise<unknown> => waitFor(what, cond);
 
 test('resumes from the document’s id, hears edits and presence, survives a cut stream without a gap', async () => {
   const nb = expectOk(await admin.post('/api/v1/notebooks', { name: 'Live client' }), 201);
