@@ -6,20 +6,16 @@
 // keyboard focus and stepping, onFilter on click (Alt excludes), the Table switch. Screenshots of each
 // chart go to test-artifacts/charts-*.png for a person to look at.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { build } from 'vite';
 import { ADMIN_PASSWORD, defaultIngest, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { artifacts, launchChromium, prepareBrowserTest } from '../support/browser.ts';
 import { ingest, ok, type QueryResponse } from '../support/query.ts';
-import { harnessConfig } from './fixtures/chart-harness/vite.config.ts';
+import { buildHarness, largeMesh, manyPlaces, openHarness } from './fixtures/chart-harness/harness.ts';
 import { chartEvents, CITIES, EVENT_COUNT, USERS } from './fixtures/chart-harness/events.ts';
 import { barOrder, categoryItems } from '../../renderer/src/lib/charts/category.ts';
-
-const ORIGIN = 'http://charts.harness';
 
 let a: TestAppliance;
 let admin: Client;
@@ -29,12 +25,9 @@ let page: Page;
 let outDir: string;
 const pageErrors: string[] = [];
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
-
 before(async () => {
   prepareBrowserTest({ ui: false });
-  outDir = mkdtempSync(path.join(tmpdir(), 'chart-harness-'));
-  await build(harnessConfig(outDir));
+  outDir = await buildHarness();
   a = await startTestAppliance();
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
   let token: string;
@@ -46,15 +39,7 @@ before(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());
   });
-  // The harness is served from the build folder under a made-up origin: no port, no server.
-  await page.route(`${ORIGIN}/**`, async (route) => {
-    const rel = decodeURIComponent(new URL(route.request().url()).pathname).replace(/^\/+/, '') || 'index.html';
-    const file = path.join(outDir, rel);
-    if (!file.startsWith(outDir) || !existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
-    await route.fulfill({ status: 200, contentType: TYPES[path.extname(file)] ?? 'application/octet-stream', body: readFileSync(file) });
-  });
-  await page.goto(`${ORIGIN}/index.html`);
-  await page.waitForFunction(() => (window as unknown as { harnessReady?: boolean }).harnessReady === true);
+  await openHarness(page, outDir);
 });
 
 after(async () => {
@@ -450,35 +435,14 @@ describe('ChartView on real query results', () => {
     await shot('mitre');
   });
 
-  test('large results: a 500-link mesh and 5,000 map points draw quickly and stay usable', async () => {
-    const ip = (i: number) => `10.${(i >> 8) & 255}.${i & 255}.${(i * 7) % 250}`;
-    const edges: Array<Record<string, unknown>> = [];
-    for (let a = 0; a < 60; a++)
-      for (let k = 0; k < 12; k++) edges.push({ src: ip(a), dst: ip(1000 + ((a * 17 + k * 19) % 240)), _count: 1 + ((a * 37 + k * 11) % 50) });
-    const mesh = {
-      chart_type: 'mesh',
-      chart_config: { srcField: 'src', dstField: 'dst', weightField: '_count', sizeField: '_count', directed: false, limit: 500 },
-      field_order: ['src', 'dst', '_count'],
-      results: edges,
-    } as unknown as QueryResponse;
-    let t0 = Date.now();
-    const view = await show(mesh);
-    const meshMs = Date.now() - t0;
+  // How fast they draw is measured by npm run bench:charts, not here: this machine is shared.
+  test('large results: a 500-link mesh and 5,000 map points draw and stay usable', async () => {
+    const view = await show(largeMesh() as unknown as QueryResponse);
     assert.equal(Number(await view.locator('svg.graph').getAttribute('data-edges')), 500);
-    assert.ok(meshMs < 4000, `mesh drawn in ${meshMs} ms`);
     await shot('mesh-large');
-    const places: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < 5000; i++) places.push({ lat: String(((i * 37) % 140) - 60), lon: String(((i * 97) % 340) - 170), n: i });
-    t0 = Date.now();
-    const map = await show({
-      chart_type: 'worldmap',
-      chart_config: { latField: 'lat', lonField: 'lon', limit: 5000 },
-      field_order: ['lat', 'lon', 'n'],
-      results: places,
-    } as unknown as QueryResponse);
-    const mapMs = Date.now() - t0;
-    assert.ok(mapMs < 4000, `map drawn in ${mapMs} ms`);
-    assert.equal(await count(map.locator('svg.map')), new Set(places.map((p) => `${p.lat},${p.lon}`)).size);
+    const places = manyPlaces();
+    const map = await show(places as unknown as QueryResponse);
+    assert.equal(await count(map.locator('svg.map')), new Set(places.results.map((p) => `${p.lat},${p.lon}`)).size);
     await tabToPlot(map);
     await page.keyboard.press('ArrowRight');
     await tooltip().waitFor();
