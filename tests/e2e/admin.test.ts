@@ -128,10 +128,10 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   assert.ok(curl.includes(`${a.url}/api/v1/ingest`), 'and this appliance address');
   await shot(page, 'admin-tokens.png');
   for (const tab of ['Vector', 'Fluent Bit', 'OpenTelemetry Collector', 'Filebeat', 'Logstash', 'rsyslog', 'syslog-ng']) {
-    await page.getByRole('tab', { name: tab }).click();
+    await page.getByRole('tab', { name: tab, exact: true }).click();
     assert.ok((await page.getByRole('tabpanel').innerText()).includes(token), `${tab} snippet has the token`);
   }
-  await page.getByRole('tab', { name: 'rsyslog' }).click();
+  await page.getByRole('tab', { name: 'rsyslog', exact: true }).click();
   await shot(page, 'admin-tokens-rsyslog.png');
 
   // Run what the snippet says, with Node's fetch.
