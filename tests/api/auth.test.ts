@@ -230,6 +230,33 @@ describe('login rate limit', () => {
     assert.equal((await loginFrom(client, 'one-too-many')).status, 429);
   });
 
+  test('parallel guesses are counted before the password is checked: no more than 10 are tried', async () => {
+    const client = '127.0.0.25';
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => loginFrom(client, `parallel-wrong-${i}`)));
+    const tried = answers.filter((r) => r.status === 401).length;
+    const refused = answers.filter((r) => r.status === 429).length;
+    assert.equal(tried + refused, 25);
+    assert.ok(tried <= 10, `${tried} passwords were checked`);
+    assert.ok(refused >= 15);
+  });
+
+  test("the count is per user name: another account's success neither clears it nor is blocked by it", async () => {
+    const client = '127.0.0.26';
+    for (let i = 1; i <= 10; i++) assert.equal((await loginFrom(client, `guess-${i}`)).status, 401);
+    assert.equal((await loginFrom(client, passwordOf('paula'))).status, 429, 'paula is locked out at this address');
+    const other = await requestFrom(client, `${app.url}/api/v1/auth/login`, { method: 'POST', body: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(other.status, 200, "another person at the same address signs in");
+    assert.equal((await loginFrom(client, passwordOf('paula'))).status, 429, "the admin's success did not clear paula's count");
+  });
+
+  test('many user names guessed from one address hit the address limit', async () => {
+    const client = '127.0.0.27';
+    const spray = (name: string) => requestFrom(client, `${app.url}/api/v1/auth/login`, { method: 'POST', body: { username: name, password: 'Winter2024!' } });
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => spray(`sprayed-${i}`)));
+    assert.equal(answers.filter((r) => r.status === 401).length, 50);
+    assert.equal((await spray('sprayed-last')).status, 429);
+  });
+
   test('signed-in sessions are not affected by a locked-out address', async () => {
     const client = '127.0.0.24';
     const session = await requestFrom(client, `${app.url}/api/v1/auth/login`, {

@@ -18,20 +18,20 @@ export async function authRoutes(app: App, ctx: Context) {
     },
     async (req, reply) => {
       const client = req.ip;
-      const wait = ctx.loginLimiter.retryAfter(client);
+      const { username, password } = req.body;
+      // Counted before the slow hash: parallel guesses are refused as they arrive, not after.
+      const wait = ctx.loginLimiter.attempt(client, username);
       if (wait > 0) {
         throw new HttpError(429, `Too many failed sign-ins from this address; try again in ${wait} seconds.`, { 'retry-after': String(wait) });
       }
-      const { username, password } = req.body;
       const user = ctx.users.byName(username);
       const good = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !good || user.enabled !== 1) {
-        ctx.loginLimiter.fail(client);
         // Never log the password; the user name helps spot guessing.
         req.log.warn({ username, client, reason: !user ? 'unknown user' : !good ? 'wrong password' : 'disabled' }, 'failed sign-in');
         throw unauthorized(user && good ? 'This account is disabled; ask an administrator.' : 'Wrong user name or password.');
       }
-      ctx.loginLimiter.succeed(client);
+      ctx.loginLimiter.succeeded(client, username);
       const s = ctx.sessions.create(user.id);
       reply.setCookie(SESSION_COOKIE, s.id, { ...sessionCookieOptions(ctx.config, req), expires: s.expires });
       const selection = currentSelection(ctx, { kind: 'user', user, sessionHash: '' });
