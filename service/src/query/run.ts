@@ -1,6 +1,6 @@
 // Runs a compiled query on the engine: checks its regexes, streams its rows with a server-side
 // time-out, shapes them into the response's row objects and computes the histogram.
-import { BigNumberText, parseJson } from '../shared/exact-json.ts';
+import { BigNumberText, parseJson, setOwn } from '../shared/exact-json.ts';
 import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';
@@ -248,7 +248,9 @@ export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
       // computed columns win over a field of the same name.
       const fields = unpackFields(raw[normAt] as string);
       if (projection) {
-        for (const n of projection) if (n in fields) row[n] = fields[n];
+        for (const n of projection) if (Object.hasOwn(fields, n)) setOwn(row, n, fields[n]);
+      } else if (Object.hasOwn(fields, '__proto__')) {
+        for (const k of Object.keys(fields)) setOwn(row, k, fields[k]); // a field named __proto__ stays a field
       } else Object.assign(row, fields);
     }
     if (q.paged) {
@@ -291,9 +293,9 @@ export function unpackFields(json: string): Record<string, string> {
       const name = prefix ? `${prefix}.${k}` : k;
       // A null is no value: the `fields` JSON the conditions read does not store it either.
       if (v === null) continue;
-      if (v instanceof BigNumberText) out[name] = String(v);
+      if (v instanceof BigNumberText) setOwn(out, name, String(v));
       else if (typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name);
-      else out[name] = typeof v === 'string' ? v : JSON.stringify(v);
+      else setOwn(out, name, typeof v === 'string' ? v : JSON.stringify(v));
     }
   };
   if (obj && typeof obj === 'object') walk(obj as Record<string, unknown>, '');

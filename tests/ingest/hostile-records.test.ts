@@ -1,0 +1,113 @@
+// Records built to break the parser: a JSON value nested 100,000 deep (objects, or arrays) is
+// refused alone with a sentence while the rest of its batch is stored, on /api/v1/ingest and /_bulk
+// (before, a stack overflow answered 500 and lost the whole batch); a key named `__proto__` is
+// stored like any other (flatten dropped it); query and histogram time ranges before 1900 or after
+// 2262 are answered, not a 500.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_PASSWORD, Client, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { ingestFractal } from '../support/ingest.ts';
+import { waitForLogs } from '../support/logs.ts';
+import { ok, query } from '../support/query.ts';
+
+let a: TestAppliance;
+let admin: Client;
+
+before(async () => {
+  a = await startTestAppliance();
+  admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+});
+after(() => a.dispose());
+
+const DEPTH = 100_000;
+const deepObject = () => `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
+const deepArray = () => `${'['.repeat(DEPTH)}1${']'.repeat(DEPTH)}`;
+
+function post(path: string, token: string, body: string, type = 'application/x-ndjson') {
+  return fetch(`${a.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as any,
+  }));
+}
+
+describe('deep nesting', () => {
+  test('/api/v1/ingest: a record nested 100,000 deep is refused alone; the others are stored', async () => {
+    const f = await ingestFractal(admin, 'deep-ingest');
+    const body = ['{"msg":"before"}', deepObject(), `{"msg":"array inside","v":${deepArray()}}`, '{"msg":"after"}'].join('\n');
+    const r = await post('/api/v1/ingest', f.token, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.accepted, 2);
+    assert.equal(r.body.rejected, 2);
+    assert.match(r.body.errors[0], /^record 2: .*nested too deeply/);
+    assert.match(r.body.errors[1], /^record 3: .*nested too deeply/);
+    const rows = await waitForLogs(a, f.id, 2);
+    assert.deepEqual(rows.map((x) => x.fields.msg).sort(), ['after', 'before']);
+  });
+
+  test('/api/v1/ingest: a lone top-level array nested 100,000 deep is a 400 with a sentence', async () => {
+    const f = await ingestFractal(admin, 'deep-array');
+    const r = await post('/api/v1/ingest', f.token, deepArray(), 'application/json');
+    assert.equal(r.status, 400);
+    assert.match(r.body.error, /No valid logs found/);
+  });
+
+  test('/_bulk: the deep document is an item error; the other items are created', async () => {
+    const f = await ingestFractal(admin, 'deep-bulk');
+    const body = [
+      '{"index":{}}',
+      '{"msg":"kept"}',
+      '{"index":{}}',
+      deepObject(),
+      '{"create":{}}',
+      `{"msg":"array","v":${deepArray()}}`,
+      '{"index":{}}',
+      '{"msg":"kept too"}',
+      '',
+    ].join('\n');
+    const r = await post('/_bulk', f.token, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.errors, true);
+    assert.deepEqual(
+      r.body.items.map((it: Record<string, { status: number }>) => Object.values(it)[0]!.status),
+      [201, 400, 400, 201],
+    );
+    const rows = await waitForLogs(a, f.id, 2);
+    assert.deepEqual(rows.map((x) => x.fields.msg).sort(), ['kept', 'kept too']);
+  });
+});
+
+describe('odd keys', () => {
+  test('a key named __proto__ is stored as a field, at the top and nested', async () => {
+    const f = await ingestFractal(admin, 'proto-keys');
+    const r = await post('/api/v1/ingest', f.token, '{"__proto__":"top","a":{"__proto__":{"b":2}},"n":1}');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const [row] = await waitForLogs(a, f.id, 1);
+    const fields = JSON.parse(row!.fields_json);
+    assert.equal(Object.getOwnPropertyDescriptor(fields, '__proto__')?.value, 'top');
+    assert.equal(fields.n, 1);
+    const found = await ok(admin, 'table(n)', { fractal_id: f.id });
+    assert.equal(found.count, 1);
+    const all = await ok(admin, '*', { fractal_id: f.id });
+    assert.equal(Object.getOwnPropertyDescriptor(all.results[0], '__proto__')?.value, 'top');
+    assert.equal(all.results[0]!['a.__proto__.b'], '2');
+  });
+});
+
+describe('time ranges past what the engine holds', () => {
+  test('a start in year 1 or an end in 9999 is answered from what is stored', async () => {
+    const f = await ingestFractal(admin, 'far-times');
+    await post('/api/v1/ingest', f.token, '{"msg":"now"}');
+    await waitForLogs(a, f.id, 1);
+    const wide = { fractal_id: f.id, start: '0001-01-01T00:00:00Z', end: '9999-12-31T23:59:59Z' };
+    const r = await ok(admin, '*', wide);
+    assert.equal(r.count, 1);
+    const early = await query(admin, 'count()', { fractal_id: f.id, start: '0001-01-01T00:00:00Z', end: '1000-01-01T00:00:00Z' });
+    assert.equal(early.status, 200, JSON.stringify(early.body));
+    assert.equal(early.body.results[0]!._count, 0);
+    const h = await admin.get(`/api/v1/logs/histogram?fractal_id=${f.id}&start=0001-01-01T00:00:00Z&end=9999-12-31T23:59:59Z`);
+    assert.equal(h.status, 200, JSON.stringify(h.body).slice(0, 300));
+    assert.equal(h.body.data.buckets.reduce((n: number, b: { count: number }) => n + b.count, 0), 1);
+    const fields = await admin.get(`/api/v1/logs/fields?fractal_id=${f.id}&start=0001-01-01T00:00:00Z`);
+    assert.equal(fields.status, 200);
+  });
+});
