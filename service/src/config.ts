@@ -79,6 +79,19 @@ function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/**
+ * A URL fit to print or show: user name, password and query string (which may carry either)
+ * dropped, so SVC_CLICKHOUSE_URL's credentials never reach a log line or an API answer.
+ */
+export function redactedUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 function httpUrl(env: Env, name: string): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;

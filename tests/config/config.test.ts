@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../../service/src/config.ts';
+import { ConfigError, loadConfig, redactedUrl } from '../../service/src/config.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -49,6 +49,12 @@ test('remote ClickHouse settings are read together', () => {
   });
   assert.deepEqual(c.clickhouse, { url: 'http://ch.lan:8123', user: 'svc', password: 'pw', database: 'logs_prod' });
   assert.equal(c.clickhouseDatabase, 'logs_prod');
+});
+
+test('a URL shown or printed loses its credentials and query string', () => {
+  assert.equal(redactedUrl('http://u:p%40ss@ch.lan:8123/?password=x'), 'http://ch.lan:8123');
+  assert.equal(redactedUrl('https://user@ch.lan/proxy/path?user=a&password=b'), 'https://ch.lan/proxy/path');
+  assert.equal(redactedUrl('http://ch.lan:8123'), 'http://ch.lan:8123');
 });
 
 test('metrics address forms', () => {

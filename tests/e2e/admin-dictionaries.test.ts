@@ -233,6 +233,26 @@ test('dictionaries: a global one with two key columns, its definition edited, a 
   assert.deepEqual((await added.locator('td').allInnerTexts()).slice(0, 4), ['web1', '10.0.0.5', 'Zoë "ops" Martin', '']);
   await listed.getByTestId('row-count').filter({ hasText: /^1$/ }).waitFor();
 
+  // ---- rows keyed with the words the page once used for its own states are edited like any other
+  for (const host of ['new', 'closed']) {
+    await page.getByRole('button', { name: 'Add row' }).click();
+    const form = page.getByRole('form', { name: 'New row in asset_owner' });
+    await form.getByLabel('host', { exact: true }).fill(host);
+    await form.getByLabel('ip', { exact: true }).fill('10.0.0.9');
+    await form.getByLabel('owner', { exact: true }).fill('nobody');
+    await form.getByLabel('owner', { exact: true }).press('Enter');
+    await form.waitFor({ state: 'detached' });
+    await tableRows(page, 'Rows of asset_owner', host).waitFor();
+    await page.getByRole('button', { name: `Edit row ${host}`, exact: true }).click();
+    const edit = page.getByRole('form', { name: `Edit row ${host}`, exact: true });
+    assert.ok(await edit.getByLabel('host', { exact: true }).isDisabled());
+    await edit.getByLabel('owner', { exact: true }).fill(`owner of ${host}`);
+    await edit.getByLabel('owner', { exact: true }).press('Enter');
+    await edit.waitFor({ state: 'detached' });
+    await tableRows(page, 'Rows of asset_owner', host).filter({ hasText: `owner of ${host}` }).waitFor();
+  }
+  await listed.getByTestId('row-count').filter({ hasText: /^3$/ }).waitFor();
+
   // ---- the query looks up by the second key column when asked
   const usage = region(page, 'Use asset_owner in a query');
   await usage.getByLabel('Look up by column').selectOption('ip');

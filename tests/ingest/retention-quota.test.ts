@@ -1,7 +1,7 @@
 // Retention and disk quota take effect without a restart; stats report what is stored.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, makeUser, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs, waitForLogs } from '../support/logs.ts';
 
@@ -55,6 +55,13 @@ test('a reject quota refuses new logs with 429 until it is raised, and the press
   const p = (await admin.get('/api/v1/system/pressure')).body.data;
   assert.ok(p.active.includes('disk_quota'));
   assert.deepEqual(p.layers.disk_quota.fractals_over_quota, [f.id]);
+  assert.ok(!JSON.stringify(p).includes(f.id) || p.layers.disk_quota.fractals_over_quota.length === 1);
+  // Another tenant's user sees that a quota refuses work, never which fractal's.
+  const outsider = await makeUser(admin, 'quota-outsider');
+  const theirs = (await outsider.get('/api/v1/system/pressure')).body.data;
+  assert.ok(theirs.active.includes('disk_quota'));
+  assert.deepEqual(theirs.layers.disk_quota.fractals_over_quota, []);
+  assert.ok(!JSON.stringify(theirs).includes(f.id), JSON.stringify(theirs));
 
   await admin.put(`/api/v1/fractals/${f.id}/disk-quota`, { quota_bytes: null });
   assert.equal((await send(f.token, [{ more: true }])).status, 200);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, makeUser, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
 import { waitForLogs } from '../support/logs.ts';
 
 const chDir = mkdtempSync(path.join(tmpdir(), 'remote-ch-'));
@@ -16,8 +16,9 @@ let admin: Client;
 
 before(async () => {
   bridge = await startClickHouseHttpBridge({ dataDir: chDir, user: 'svc', password: 'remote-secret' });
+  // Credentials in the URL too (the same ones), which /api/v1/status must never show.
   a = await startTestAppliance({
-    SVC_CLICKHOUSE_URL: bridge.url,
+    SVC_CLICKHOUSE_URL: bridge.url.replace('http://', 'http://svc:remote-secret@'),
     SVC_CLICKHOUSE_USER: 'svc',
     SVC_CLICKHOUSE_PASSWORD: 'remote-secret',
     SVC_CLICKHOUSE_DATABASE: 'logs_remote',
@@ -37,9 +38,18 @@ test('start-up creates the database and applies the migrations over HTTP', async
   assert.equal(status.clickhouse.transport, 'remote');
   assert.equal(status.clickhouse.status, 'healthy');
   assert.equal(status.clickhouse.database, 'logs_remote');
+  assert.equal(status.clickhouse.url, bridge.url, 'a global admin sees where the engine is, without its credentials');
+  assert.ok(!JSON.stringify(status).includes('remote-secret'));
   const ch = (await admin.get('/api/v1/health/clickhouse')).body.data;
   assert.equal(ch.transport, 'remote');
   assert.equal((await fetch(`${a.url}/api/v1/health`)).status, 200);
+});
+
+test("the engine's URL is shown to global administrators only", async () => {
+  const viewer = await makeUser(admin, 'remote-viewer');
+  const status = (await viewer.get('/api/v1/status')).body.data;
+  assert.equal(status.clickhouse.transport, 'remote');
+  assert.equal('url' in status.clickhouse, false);
 });
 
 test('ingest, stats and fractal deletion work the same over the remote transport', async () => {

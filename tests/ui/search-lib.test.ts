@@ -86,6 +86,12 @@ test('CSV: RFC 4180 quoting, CRLF records, header = field order, absent values e
   assert.equal(cellText({ a: 1 }), '{"a":1}');
 });
 
+test('CSV for spreadsheets (the dictionary export): a cell that would run as a formula is written as text', () => {
+  const rows = [{ k: '=1+1', v: '@SUM(A1)' }, { k: '+x', v: '-2' }, { k: 'a=b', v: ' =not first' }];
+  assert.equal(toCsv(['k', 'v'], rows, { spreadsheetSafe: true }), "k,v\r\n'=1+1,'@SUM(A1)\r\n'+x,'-2\r\na=b, =not first\r\n");
+  assert.equal(toCsv(['k', 'v'], rows), 'k,v\r\n=1+1,@SUM(A1)\r\n+x,-2\r\na=b, =not first\r\n', 'search results stay exact');
+});
+
 test('NDJSON: one object per line, field order first, nothing lost', () => {
   const out = toNdjson(['b', 'a'], [{ a: 1, b: 'x', c: 'C:\\x' }, { a: 2 }]);
   const lines = out.split('\n');

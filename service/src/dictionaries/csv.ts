@@ -65,8 +65,18 @@ export function parseCsv(text: string): string[][] {
   return records;
 }
 
-/** Writes records as CSV, quoting only the fields that need it. */
+/** A cell's text as a spreadsheet will show it, not run it (the page's own export uses it too). */
+export const spreadsheetSafe = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+
+/**
+ * Writes records as CSV, quoting only the fields that need it. A cell a spreadsheet would run as a
+ * formula (starting with =, +, -, @, tab or carriage return) gets a leading `'`, which spreadsheets
+ * show as text (OWASP's advice on CSV injection); importing such an export keeps the `'`.
+ */
 export function formatCsv(records: string[][]): string {
-  const cell = (v: string) => (/[",\r\n]/.test(v) || /^\s|\s$/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const cell = (raw: string) => {
+    const v = spreadsheetSafe(raw);
+    return /[",\r\n]/.test(v) || /^\s|\s$/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+  };
   return records.map((r) => r.map(cell).join(',')).join('\r\n') + (records.length ? '\r\n' : '');
 }

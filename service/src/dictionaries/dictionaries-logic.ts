@@ -43,6 +43,8 @@ export function readable(ctx: Context, p: Principal | null, id: string): Diction
   const d = ctx.dictionaries.get(id);
   const missing = notFound(`Dictionary ${id} not found.`);
   if (!d) throw missing;
+  // Everyone's dictionaries are read as a query reads: an API key needs its `query` permission.
+  if (p?.kind === 'api_key' && !p.permissions.query) throw forbidden('This API key lacks the "query" permission.');
   assertReadable(ctx, p, d, missing);
   return d;
 }

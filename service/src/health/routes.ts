@@ -1,5 +1,6 @@
 // Health, status and version. /health is unauthenticated and says "healthy" only when both
 // stores answer, so container and load-balancer checks mean something.
+import { redactedUrl } from '../config.ts';
 import type { Context } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import type { App } from '../http/app.ts';
@@ -38,7 +39,10 @@ export async function healthRoutes(app: App, ctx: Context) {
     });
   });
 
-  app.get('/api/v1/status', { config: { access: { authenticated: true } } }, async () => {
+  app.get('/api/v1/status', { config: { access: { authenticated: true } } }, async (req) => {
+    // Where the engine lives is for global administrators, and never with its credentials.
+    const p = req.principal;
+    const admin = p?.kind === 'user' && p.user.is_admin === 1;
     const [chUp, chLatency] = await timed(() => ctx.ch.ping());
     const [sqlUp, sqlLatency] = await timed(async () => sqliteOk(ctx));
     return ok({
@@ -49,7 +53,7 @@ export async function healthRoutes(app: App, ctx: Context) {
         status: chUp ? 'healthy' : 'unreachable',
         transport: ctx.ch.transport,
         database: ctx.ch.database,
-        ...(ctx.config.clickhouse ? { url: ctx.config.clickhouse.url } : {}),
+        ...(admin && ctx.config.clickhouse ? { url: redactedUrl(ctx.config.clickhouse.url) } : {}),
         latency_ms: chLatency,
       },
       sqlite: { status: sqlUp ? 'healthy' : 'unreachable', latency_ms: sqlLatency },

@@ -219,7 +219,7 @@ export class Ingest implements IngestPipeline {
   async accept(token: ResolvedToken, records: IncomingRecord[], logIds?: string[]): Promise<AcceptResult> {
     const { metrics } = this.ctx;
     if (this.ctx.retention.isBlocked(token.fractalId)) {
-      this.pressure.hit('disk_quota', `fractal ${token.fractalId} is over its disk quota`);
+      this.pressure.hit('disk_quota', 'a fractal over its disk quota refused a batch');
       metrics.ingestRefused.inc({ reason: 'disk_quota' });
       throw new HttpError(429, 'This fractal is over its disk quota; an admin must raise the quota or free space.', { 'retry-after': '60' });
     }

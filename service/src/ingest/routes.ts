@@ -44,8 +44,11 @@ export async function ingestRoutes(app: App, { pipeline }: IngestDeps) {
 }
 
 export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx: Context; pipeline: Ingest }) {
-  app.get('/api/v1/system/pressure', { config: { access: { authenticated: true } } }, async () => {
+  app.get('/api/v1/system/pressure', { config: { access: { authenticated: true } } }, async (req) => {
     const { config } = ctx;
+    // The fractals over quota the caller holds a role on; other tenants' ids are not theirs to see.
+    const visible = ctx.roles.visibleIds(req.principal!, 'fractal');
+    const overQuota = ctx.retention.blockedFractals.filter((id) => visible === 'all' || visible.has(id));
     const layers = ingest.pressure.snapshot({
       rate_limit: { limit_per_s: config.ingestRateLimit, burst: config.ingestRateBurst },
       queue: {
@@ -59,7 +62,7 @@ export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx:
       },
       spool: { bytes: ingest.spool.bytes, unconfirmed_batches: ingest.spool.unconfirmed },
       storage: { last_insert_ms: ingest.lastInsertMs, avg_insert_ms: ingest.avgInsertMs },
-      disk_quota: { fractals_over_quota: ctx.retention.blockedFractals },
+      disk_quota: { fractals_over_quota: overQuota },
     });
     const active = Object.entries(layers).filter(([, v]) => (v as { active: boolean }).active).map(([k]) => k);
     return { success: true, data: { active, layers } };

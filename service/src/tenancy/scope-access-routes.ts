@@ -16,7 +16,7 @@ const PermissionsSchema = Type.Object({
   alert_manage: Type.Optional(Type.Boolean()),
   notebook: Type.Optional(Type.Boolean()),
   dashboard: Type.Optional(Type.Boolean()),
-});
+}, { additionalProperties: false }); // a misspelt permission is a 400, not silently nothing
 
 export async function scopeAccessRoutes(app: App, ctx: Context, scope: ScopeType) {
   const base = `/api/v1/${scope}s/:id`;

@@ -1,8 +1,10 @@
 // Export of a result: CSV (RFC 4180: CRLF between records, a field holding a comma, quote, CR or LF is
 // quoted and its quotes doubled; the header row is the field order) and NDJSON (one JSON object per line).
-// Values are written exactly as the service sent them: evidence is not rewritten (no spreadsheet-formula
-// escaping). The Dictionaries page exports a dictionary's rows with the same toCsv() and fileNamePart().
+// Search results are written exactly as the service sent them: evidence is not rewritten. The
+// Dictionaries page exports a dictionary's rows with the same toCsv() and fileNamePart(), asking for
+// spreadsheet-safe cells (a leading =, +, -, @ gets a `'`, as the service's own export does).
 // Pure: unit-tested in tests/ui/search-lib.test.ts.
+import { spreadsheetSafe } from '../../../../service/src/dictionaries/csv.ts';
 
 export type ResultRow = Record<string, unknown>;
 
@@ -18,9 +20,10 @@ export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function toCsv(columns: readonly string[], rows: readonly ResultRow[]): string {
+export function toCsv(columns: readonly string[], rows: readonly ResultRow[], opts: { spreadsheetSafe?: boolean } = {}): string {
+  const text = opts.spreadsheetSafe ? (v: unknown) => spreadsheetSafe(cellText(v)) : cellText;
   const lines = [columns.map(csvField).join(',')];
-  for (const r of rows) lines.push(columns.map((c) => csvField(cellText(r[c]))).join(','));
+  for (const r of rows) lines.push(columns.map((c) => csvField(text(r[c]))).join(','));
   return lines.join('\r\n') + '\r\n';
 }
 
