@@ -8,6 +8,7 @@ import path from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, shell, Tray } from 'electron';
 import { loadConfig } from '../../service/src/config.ts';
 import { linkPolicy } from './links.ts';
+import { installPermissionPolicy } from './permissions.ts';
 import { runShell } from './shell.ts';
 import type { MenuEntry, WindowLike } from './electron-types.ts';
 
@@ -26,6 +27,7 @@ function createWindow(appUrl: () => string): WindowLike {
     autoHideMenuBar: true,
     webPreferences: { contextIsolation: true, sandbox: true, nodeIntegration: false },
   });
+  installPermissionPolicy(win.webContents.session, appUrl);
   win.once('ready-to-show', () => win.show());
   win.webContents.setWindowOpenHandler(({ url }: { url: string }) => {
     const policy = linkPolicy(url, appUrl());
