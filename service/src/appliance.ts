@@ -86,7 +86,14 @@ export interface Appliance {
   ingest: Ingest;
   /** The alert scheduler and its delivery outbox. */
   alertEngine: AlertEngine;
+  /** Every route the service answers (method and URL pattern): what the fuzz tests walk. */
+  routes: readonly RouteEntry[];
   stop(): Promise<void>;
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
 }
 
 export const VERSION: string = JSON.parse(
@@ -113,6 +120,13 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     bodyLimit: 16 * 1024 * 1024,
     trustProxy: config.trustProxy,
     browser: { sessionCookie: SESSION_COOKIE, publicUrl: config.baseUrl },
+    // A refused body is drained up to what ingest would have taken (at least 64 MiB), for at
+    // most 30 s, and 5 s without a byte (nginx's lingering_time and lingering_timeout).
+    linger: { maxBytes: Math.max(config.maxBodySize, 64 * 1024 * 1024), maxMs: 30_000, idleMs: 5_000 },
+  });
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url });
   });
   const fractals = new FractalsStore(db);
   const logs = new LogStore(ch);
@@ -185,7 +199,18 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
   await app.register(uiRoutes);
 
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // Start-up fails as a whole: what is accepted is stored, and the engine, the spool and the
+    // database are released, so the desktop shell can start again in this same process.
+    await app.close().catch(() => undefined);
+    await ingest.stop();
+    await ctx.retention.stop();
+    await ch.close();
+    db.close();
+    throw new Error(`SVC_PORT ${config.port} on ${config.host} cannot be used: ${(err as Error).message}`, { cause: err });
+  }
   // After the spool replay was queued: its logs hold the engine's windows back until stored.
   const alertEngine = new AlertEngine(ctx, ingest, { concurrency: 4, deliverySlots: 4, retryBackoffMs: 1000 });
   alertEngine.start();
@@ -204,6 +229,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     context: ctx,
     ingest,
     alertEngine,
+    routes,
     stop() {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them

@@ -283,6 +283,30 @@ describe('metrics', () => {
   });
 });
 
+describe('an API port already taken', () => {
+  test('stops start-up with an error naming it and releases the engine, so the same process can start again', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const busy = (blocker.address() as net.AddressInfo).port;
+    await app.stop();
+    try {
+      await assert.rejects(startTestAppliance({ SVC_HOST: '127.0.0.1', SVC_PORT: String(busy) }, dataDir), (err: Error) =>
+        err.message.includes(`SVC_PORT ${busy}`),
+      );
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+    // The engine, the spool and the metadata store were let go: the same data directory starts
+    // again in this process, on the port that was taken, and its data is all there.
+    app = await startTestAppliance({ SVC_HOST: '127.0.0.1', SVC_PORT: String(busy) }, dataDir);
+    assert.equal(app.port, busy);
+    admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
+    anon = new Client(app.url);
+    rita = await signIn(app.url, 'rita', 'rita-password-1');
+    assert.equal((await anon.get('/api/v1/health')).body.status, 'healthy');
+  });
+});
+
 describe('when the analytical store stops answering', () => {
   // The appliance runs on the remote transport against a loopback ClickHouse HTTP server, which
   // is then shut down: a real outage as seen from the service.

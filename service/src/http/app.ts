@@ -1,12 +1,14 @@
 // Builds the Fastify instance: envelope errors, validation sentences, cookies, the browser
 // defences every route inherits (browser-defences.ts: security headers, cross-site refusal),
-// unknown routes answered before their body is read. appliance.ts then adds access control and
+// a refused body read to its end so its sender sees the 413 (lingering-refusal.ts), unknown
+// routes answered before their body is read. appliance.ts then adds access control and
 // every domain's routes as a plugin. Nothing here knows about a particular domain's rules.
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { registerBrowserDefences, type BrowserDefenceOptions } from './browser-defences.ts';
 import { HttpError, isUniqueViolation } from './errors.ts';
+import { DEFAULT_LINGER, registerLingeringRefusal, type LingerOptions } from './lingering-refusal.ts';
 import { validationSentence } from './validation-message.ts';
 
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -17,6 +19,8 @@ export function createHttpApp(opts: {
   /** SVC_TRUST_PROXY: whose X-Forwarded-* headers give the client's address, scheme and host. */
   trustProxy?: boolean | string[];
   browser?: BrowserDefenceOptions;
+  /** How much of a refused (413) body is still read and dropped so that its sender sees the answer. */
+  linger?: LingerOptions;
 }): App {
   const app = Fastify({
     logger: opts.logger as never,
@@ -34,6 +38,7 @@ export function createHttpApp(opts: {
 
   app.register(cookie);
   registerBrowserDefences(app, opts.browser);
+  registerLingeringRefusal(app, opts.linger ?? DEFAULT_LINGER);
 
   app.setErrorHandler((err: FastifyError & { validationContext?: string }, req, reply) => {
     if (err instanceof HttpError) {
