@@ -76,6 +76,29 @@ describe('deep nesting', () => {
   });
 });
 
+describe('bodies labelled compressed that are not', () => {
+  // Found by tests/fuzz: without a Content-Type the body was taken for absent, the decompressor
+  // left unread, and its "incorrect header check" an uncaught exception in the service.
+  for (const encoding of ['gzip', 'deflate']) {
+    test(`Content-Encoding ${encoding} on plain bytes, with and without a Content-Type, is a 400 sentence`, async () => {
+      const f = await ingestFractal(admin, `mislabelled-${encoding}`);
+      for (const path of ['/api/v1/ingest', '/_bulk', '/v1/logs']) {
+        for (const type of [undefined, 'application/json']) {
+          const r = await fetch(`${a.url}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${f.token}`, 'content-encoding': encoding, ...(type ? { 'content-type': type } : {}) },
+            body: new TextEncoder().encode('{"msg":"not compressed"}'),
+          });
+          const text = await r.text();
+          assert.equal(r.status, 400, `${path} ${type}: ${text}`);
+          assert.match(text, /compressed request body is corrupt/);
+        }
+      }
+      assert.equal((await fetch(`${a.url}/api/v1/health`)).status, 200);
+    });
+  }
+});
+
 describe('odd keys', () => {
   test('a key named __proto__ is stored as a field, at the top and nested', async () => {
     const f = await ingestFractal(admin, 'proto-keys');

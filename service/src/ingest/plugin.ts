@@ -63,11 +63,15 @@ export function ingestScope(routes: IngestRoutes[]) {
       if (enc !== 'gzip' && enc !== 'deflate') {
         throw new HttpError(415, `Content-Encoding "${enc}" is not supported; send gzip, deflate or an uncompressed body.`);
       }
-      // The decompressed length is what counts against the limit; drop the compressed length.
-      delete req.headers['content-length'];
-      const inflater = enc === 'gzip' ? createGunzip() : createInflate();
+      // The decompressed length counts against the limit; the compressed length is what
+      // Content-Length declares, which Fastify checks against receivedEncodedLength.
+      const inflater = Object.assign(enc === 'gzip' ? createGunzip() : createInflate(), { receivedEncodedLength: 0 });
+      payload.on('data', (chunk: Buffer) => (inflater.receivedEncodedLength += chunk.length));
       payload.pipe(inflater);
       payload.on('error', (e) => inflater.destroy(e));
+      // A body nobody reads to its end (refused first) must not turn a corrupt stream into an
+      // uncaught error: whoever reads reports it (400), the rest is dropped.
+      inflater.on('error', () => undefined);
       return inflater;
     });
     app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, _req, reply) => {
