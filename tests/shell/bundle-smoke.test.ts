@@ -26,10 +26,24 @@ app.getPath = (name) => { if (name !== 'userData') throw new Error(name); return
 app.quit = () => { say({ ev: 'quit' }); const e = { p: false, preventDefault() { this.p = true; } }; app.emit('before-quit', e); if (!e.p) process.exit(0); };
 app.exit = (code) => { say({ ev: 'exit', code }); process.exit(code); };
 class BrowserWindow extends EventEmitter {
-  constructor(opts) { super(); this.webContents = Object.assign(new EventEmitter(), { setWindowOpenHandler() {} }); say({ ev: 'window', show: opts.show }); }
+  constructor(opts) {
+    super();
+    const handlers = {};
+    const session = {
+      setPermissionRequestHandler(h) { handlers.request = h; },
+      setPermissionCheckHandler(h) { handlers.check = h; },
+      setDevicePermissionHandler(h) { handlers.device = h; },
+    };
+    this.handlers = handlers;
+    this.webContents = Object.assign(new EventEmitter(), { setWindowOpenHandler() {}, session });
+    say({ ev: 'window', show: opts.show });
+  }
   async loadURL(url) {
     const res = await fetch(url);
     say({ ev: 'loaded', url, status: res.status });
+    // What the window's pages would be granted once loaded: the installed policy asked for real.
+    const asked = (p) => { let g = null; this.handlers.request?.({}, p, (x) => (g = x), { requestingUrl: url + '/' }); return g; };
+    say({ ev: 'permissions', clipboard: asked('clipboard-sanitized-write'), media: asked('media'), geolocation: asked('geolocation'), device: this.handlers.device?.() ?? null });
     setTimeout(() => app.quit(), 50);
   }
   show() {} hide() {} focus() {} restore() {} isMinimized() { return false; } isDestroyed() { return false; }
@@ -88,6 +102,7 @@ test('the built main process starts the real service, opens it, and stops it on 
   assert.ok(loaded, diag);
   assert.match(String(loaded.url), /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.notEqual(loaded.status, 404, 'the window URL serves something');
+  assert.deepEqual(events.find((e) => e.ev === 'permissions'), { ev: 'permissions', clipboard: true, media: false, geolocation: false, device: false }, diag);
   assert.deepEqual(events.find((e) => e.ev === 'menu')?.labels, ['Open Log Appliance', 'Copy ingest address', 'separator', 'Quit']);
   assert.match(String(events.find((e) => e.ev === 'tooltip')?.t), /http:\/\/127\.0\.0\.1:\d+\/api\/v1\/ingest/);
   assert.match(String(events.find((e) => e.ev === 'info')?.detail), /Sign in as "admin"/, 'fresh data dir: first-start notice');
