@@ -32,6 +32,20 @@ const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 /** The ingest time of a spooled row, to the millisecond. */
 const INGEST_TS = /"ingest_timestamp":"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})/;
 const MAX_REPORTED_ERRORS = 5;
+/** A \uD800-\uDFFF escape in a JSON text: cheap to look for, and only then are the values checked. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether every field name and text value is well-formed Unicode (no lone surrogate). */
+function wellFormed(fields: Record<string, unknown>): boolean {
+  for (const k of Object.keys(fields)) {
+    const v = fields[k];
+    if (LONE_SURROGATE.test(k) || (typeof v === 'string' && LONE_SURROGATE.test(v))) return false;
+  }
+  return true;
+}
+
 export const QUEUE_FULL = 'The ingest queue is full; retry with backoff.';
 
 /** The sentence for a request none of whose records was accepted. */
@@ -251,6 +265,11 @@ export class Ingest implements IngestPipeline {
           obj = members >= 0 ? parsePlainJsonRecord(rec.text) : parseJsonRecord(rec.text);
         }
         const fields = token.normalize(flatten(obj));
+        if (SURROGATE_ESCAPE.test(rec.text) && !wellFormed(fields)) {
+          // The engine refuses the whole insert for one such value: it would never be stored,
+          // and would hold back every log inserted with it.
+          throw new ParseError('it holds an unpaired UTF-16 surrogate escape (\\uD800-\\uDFFF), which is not Unicode text');
+        }
         // Unchanged by flatten and normalize, and no key given twice: the engine reads the fields
         // from `raw` itself; otherwise they go along as JSON text.
         const verbatim = members >= 0 && fields === obj && keyCount(obj) === members;
