@@ -234,6 +234,8 @@ test('dictionaries: a global one with two key columns, its definition edited, a 
   await listed.getByTestId('row-count').filter({ hasText: /^1$/ }).waitFor();
 
   // ---- rows keyed with the words the page once used for its own states are edited like any other
+  // (each save is a write to the engine: generous waits on a shared machine)
+  const slow = { timeout: 120_000 };
   for (const host of ['new', 'closed']) {
     await page.getByRole('button', { name: 'Add row' }).click();
     const form = page.getByRole('form', { name: 'New row in asset_owner' });
@@ -241,15 +243,16 @@ test('dictionaries: a global one with two key columns, its definition edited, a 
     await form.getByLabel('ip', { exact: true }).fill('10.0.0.9');
     await form.getByLabel('owner', { exact: true }).fill('nobody');
     await form.getByLabel('owner', { exact: true }).press('Enter');
-    await form.waitFor({ state: 'detached' });
-    await tableRows(page, 'Rows of asset_owner', host).waitFor();
+    await form.waitFor({ state: 'detached', ...slow });
+    await tableRows(page, 'Rows of asset_owner', host).waitFor(slow);
     await page.getByRole('button', { name: `Edit row ${host}`, exact: true }).click();
     const edit = page.getByRole('form', { name: `Edit row ${host}`, exact: true });
     assert.ok(await edit.getByLabel('host', { exact: true }).isDisabled());
     await edit.getByLabel('owner', { exact: true }).fill(`owner of ${host}`);
     await edit.getByLabel('owner', { exact: true }).press('Enter');
-    await edit.waitFor({ state: 'detached' });
-    await tableRows(page, 'Rows of asset_owner', host).filter({ hasText: `owner of ${host}` }).waitFor();
+    await edit.waitFor({ state: 'detached', ...slow });
+    assert.equal(await page.getByRole('form', { name: /^Edit row / }).count(), 0, 'no editor left open');
+    await tableRows(page, 'Rows of asset_owner', host).filter({ hasText: `owner of ${host}` }).waitFor(slow);
   }
   await listed.getByTestId('row-count').filter({ hasText: /^3$/ }).waitFor();
 
