@@ -127,10 +127,13 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
   assert.ok(curl.includes(token), 'the curl snippet has the real token');
   assert.ok(curl.includes(`${a.url}/api/v1/ingest`), 'and this appliance address');
   await shot(page, 'admin-tokens.png');
-  for (const tab of ['Vector', 'Fluent Bit', 'OpenTelemetry Collector', 'Filebeat', 'Logstash', 'rsyslog', 'syslog-ng']) {
+  for (const tab of ['Vector', 'Fluent Bit', 'OpenTelemetry Collector', 'Filebeat', 'Logstash', 'rsyslog', 'syslog-ng', 'syslog-ng (elasticsearch-http)']) {
     await page.getByRole('tab', { name: tab, exact: true }).click();
     assert.ok((await page.getByRole('tabpanel').innerText()).includes(token), `${tab} snippet has the token`);
   }
+  // Syslog forwarders and devices send to a listener instead of naming the token.
+  await page.getByRole('tab', { name: 'Network gear', exact: true }).click();
+  assert.match(await page.getByRole('tabpanel').innerText(), /Syslog listeners/);
   await page.getByRole('tab', { name: 'rsyslog', exact: true }).click();
   await shot(page, 'admin-tokens-rsyslog.png');
 

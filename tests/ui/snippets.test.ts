@@ -9,6 +9,7 @@ import {
   filebeatSnippet,
   fluentBitSnippet,
   logstashSnippet,
+  networkGearSnippet,
   otelSnippet,
   parseTarget,
   rsyslogForwardSnippet,
@@ -47,11 +48,11 @@ test('every snippet carries the real token and this appliance, for every parser'
       const all = allSnippets(target, TOKEN, parser);
       assert.deepEqual(
         all.map((s) => s.id),
-        ['curl', 'vector', 'fluent-bit', 'otel', 'filebeat', 'logstash', 'rsyslog', 'rsyslog-omfwd', 'syslog-ng', 'syslog-ng-bulk'],
+        ['curl', 'vector', 'fluent-bit', 'otel', 'filebeat', 'logstash', 'rsyslog', 'rsyslog-omfwd', 'syslog-ng', 'syslog-ng-bulk', 'network-gear'],
       );
       for (const s of all) {
-        // omfwd sends to a syslog listener, which maps to the token.
-        if (s.id !== 'rsyslog-omfwd') assert.ok(s.text.includes(TOKEN), `${s.id} (${parser}) has the token`);
+        // omfwd and network gear send to a syslog listener, which maps to the token.
+        if (s.id !== 'rsyslog-omfwd' && s.id !== 'network-gear') assert.ok(s.text.includes(TOKEN), `${s.id} (${parser}) has the token`);
         assert.ok(s.text.includes(target.host), `${s.id} (${parser}) points at ${target.host}`);
         assert.ok(s.note.length > 20, `${s.id} explains itself`);
         assert.ok(!/undefined|null|\[object/.test(s.text), `${s.id} (${parser}) has no placeholder leak`);
@@ -165,4 +166,17 @@ test('rsyslog and syslog-ng: Debian\'s builds (omelasticsearch, omfwd to a liste
   assert.equal(credentialOf(`Basic ${Buffer.from(`${/user\("(.*?)"\)/.exec(b)![1]}:${/password\("(.*?)"\)/.exec(b)![1]}`).toString('base64')}`), TOKEN);
   // Both send the syslog parser's field names with the message's own time.
   for (const text of [n, b]) assert.match(text, /format-json timestamp=\$\{ISODATE\} hostname=\$\{HOST\} app_name=\$\{PROGRAM\}/);
+});
+
+test('lossless settings: Fluent Bit retries without limit, Vector blocks, the Collector queues and retries until taken; network gear points at a listener', () => {
+  assert.match(fluentBitSnippet(LAN, TOKEN, 'json').text, /Retry_Limit\s+no_limits/);
+  assert.match(vectorSnippet(LAN, TOKEN, 'json').text, /^buffer\.when_full = "block"$/m);
+  const o = otelSnippet(LAN, TOKEN, 'json').text;
+  assert.match(o, /retry_on_failure:\n\s+enabled: true\n\s+max_elapsed_time: 0/);
+  assert.match(o, /sending_queue:\n\s+enabled: true/);
+  assert.match(filebeatSnippet(LAN, TOKEN, 'json').text, /backoff\.max: 60s/);
+  const g = networkGearSnippet(LAN, TOKEN).text;
+  assert.match(g, /^logging host 10\.0\.0\.5 transport udp port 5514$/m);
+  assert.match(g, /^set system syslog host 10\.0\.0\.5 port 5514 any info$/m);
+  assert.match(networkGearSnippet(LAN, TOKEN, { port: 6514, protocol: 'tcp' }).text, /set mode reliable/);
 });

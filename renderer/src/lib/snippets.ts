@@ -98,6 +98,10 @@ export function vectorSnippet(t: Target, token: string, parser: ParserType): Shi
       'auth.strategy = "bearer"',
       `auth.token = "${token}"`,
       `healthcheck.uri = "${t.base}/api/v1/health"`,
+      'batch.max_events = 1000',
+      'batch.timeout_secs = 1',
+      '# a full buffer holds the sources back instead of dropping; failed requests retry without end',
+      'buffer.when_full = "block"',
     ].join('\n'),
     note: `Vector forwards each line as it is; the appliance parses it with this token's ${parser} parser.`,
   };
@@ -136,6 +140,8 @@ export function fluentBitSnippet(t: Target, token: string, parser: ParserType): 
       '    Json_date_format iso8601',
       `    Header           Authorization Bearer ${token}`,
       `    tls              ${t.tls ? 'on' : 'off'}`,
+      '    # the default is one retry: keep retrying while the appliance is busy (429) or away',
+      '    Retry_Limit      no_limits',
     ].join('\n'),
     note:
       parser === 'json'
@@ -173,6 +179,12 @@ export function otelSnippet(t: Target, token: string, parser: ParserType): Shipp
       `    endpoint: ${t.base}   # the exporter appends /v1/logs`,
       '    headers:',
       `      Authorization: "Bearer ${token}"`,
+      '    sending_queue:',
+      '      enabled: true',
+      '      queue_size: 5000',
+      '    retry_on_failure:',
+      '      enabled: true',
+      '      max_elapsed_time: 0   # retry until the appliance takes it',
       '',
       'service:',
       '  pipelines:',
@@ -212,6 +224,10 @@ export function filebeatSnippet(t: Target, token: string, parser: ParserType): S
       `  hosts: ["${t.base}"]`,
       '  # "id:key": the appliance reads the token after the colon',
       `  api_key: "filebeat:${token}"`,
+      '  bulk_max_size: 1600',
+      '  # items answered 429 are sent again; Filebeat retries until every event is acknowledged',
+      '  backoff.init: 1s',
+      '  backoff.max: 60s',
       '',
       '# nothing to install on the appliance',
       'setup.ilm.enabled: false',
@@ -249,6 +265,8 @@ export function logstashSnippet(t: Target, token: string, parser: ParserType): S
       '    index => "logs"',
       '    manage_template => false',
       '    ilm_enabled => false',
+      '    # items answered 429 are retried without end (the plugin\'s default), backing off up to:',
+      '    retry_max_interval => 64',
       '  }',
       '}',
     ].join('\n'),
@@ -398,6 +416,38 @@ export function syslogNgBulkSnippet(t: Target, token: string): ShipperSnippet {
 const SYSLOG_NG_JSON =
   '$(format-json timestamp=${ISODATE} hostname=${HOST} app_name=${PROGRAM} proc_id=${PID} facility=${FACILITY} severity=${LEVEL} message=${MESSAGE})';
 
+/** Network gear (switches, firewalls, routers): pointed at a syslog listener, the lines of common systems. */
+export function networkGearSnippet(t: Target, _token: string, listener: SyslogTarget = { port: 5514, protocol: 'udp' }): ShipperSnippet {
+  const { port, protocol } = listener;
+  return {
+    id: 'network-gear',
+    label: 'Network gear',
+    file: 'device configuration',
+    text: [
+      '! Cisco IOS / IOS XE',
+      `logging host ${t.host} transport ${protocol} port ${port}`,
+      'logging trap informational',
+      'service timestamps log datetime msec show-timezone year',
+      '',
+      '# Juniper Junos',
+      `set system syslog host ${t.host} port ${port} any info`,
+      'set system syslog time-format year millisecond',
+      '',
+      '# FortiGate',
+      'config log syslogd setting',
+      '    set status enable',
+      `    set server "${t.host}"`,
+      `    set port ${port}`,
+      `    set mode ${protocol === 'udp' ? 'udp' : 'reliable'}`,
+      'end',
+      '',
+      '# Linux (util-linux logger), to try it',
+      `logger ${protocol === 'udp' ? '--udp' : '--tcp --octet-count'} --rfc5424 -n ${t.host} -P ${port} -t test 'hello from logger'`,
+    ].join('\n'),
+    note: `Devices send to a ${protocol.toUpperCase()} syslog listener on port ${port}, which an admin opens for this token (Admin › Syslog listeners; set its time zone to the devices' when they send RFC 3164 times without one). Over UDP a loss is silent; TCP (FortiGate "reliable") is slowed rather than dropped.`,
+  };
+}
+
 /** Where syslog forwarders send when they cannot speak HTTP: a listener an admin opened. */
 export interface SyslogTarget {
   port: number;
@@ -413,5 +463,6 @@ export function allSnippets(t: Target, token: string, parser: ParserType): Shipp
     rsyslogForwardSnippet(t, token),
     syslogNgSnippet(t, token),
     syslogNgBulkSnippet(t, token),
+    networkGearSnippet(t, token),
   ];
 }
