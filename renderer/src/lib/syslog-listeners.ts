@@ -1,17 +1,12 @@
 // Syslog listeners (conventions.md "Syslog listeners"): the calls of /api/v1/syslog-listeners and the
 // pure helpers of the Admin › Syslog listeners page (unit-tested in tests/ui/syslog-listeners.test.ts).
 // Every call throws ApiError with the service's own sentence.
+import type { ListenerCounters, SyslogProtocol } from '../../../service/src/syslog/listener.ts';
 import { del, enc, get, post, put, type Id } from './api.ts';
 
-export type SyslogProtocol = 'udp' | 'tcp' | 'tls';
-
-export interface ListenerCounters {
-  messages: number;
-  bytes: number;
-  parse_errors: number;
-  drops: number;
-  connections: number;
-}
+// The protocol names and a listener's counters are the service's own types (type-only: nothing of
+// the listener's sockets reaches the page).
+export type { ListenerCounters, SyslogProtocol };
 
 export interface SyslogListener {
   id: string;
