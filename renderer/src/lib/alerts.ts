@@ -4,10 +4,9 @@
 import { del, enc, get, post, put, send, type Selection } from './api.ts';
 import { viewHash } from './search/view-state.ts';
 
-export type Severity = 'informational' | 'low' | 'medium' | 'high' | 'critical';
-export const SEVERITIES: Severity[] = ['informational', 'low', 'medium', 'high', 'critical'];
-export type ActionKind = 'webhook' | 'email' | 'fractal' | 'dictionary';
-export const ACTION_KINDS: ActionKind[] = ['webhook', 'email', 'fractal', 'dictionary'];
+import type { ActionKind, Severity } from '../../../service/src/alerts/alert-terms.ts';
+
+export { ACTION_KINDS, SEVERITIES, type ActionKind, type Severity } from '../../../service/src/alerts/alert-terms.ts';
 export const KIND_LABEL: Record<ActionKind, string> = { webhook: 'Webhooks', email: 'E-mail', fractal: 'Fractal', dictionary: 'Dictionary' };
 const PATH: Record<ActionKind, string> = { webhook: 'webhooks', email: 'email-actions', fractal: 'fractal-actions', dictionary: 'dictionary-actions' };
 

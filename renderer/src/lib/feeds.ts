@@ -4,10 +4,9 @@
 import { del, enc, get, post, put, type Selection } from './api.ts';
 import type { Alert, Severity } from './alerts.ts';
 
-export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly', 'never'] as const;
-export type Schedule = (typeof SCHEDULES)[number];
-export const STATUSES = ['unsupported', 'deprecated', 'experimental', 'test', 'stable'] as const;
-export type Status = (typeof STATUSES)[number];
+import type { Schedule, Status } from '../../../service/src/feeds/feed-terms.ts';
+
+export { SCHEDULES, STATUSES, type Schedule, type Status } from '../../../service/src/feeds/feed-terms.ts';
 
 export interface Feed {
   id: string;

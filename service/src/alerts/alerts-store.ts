@@ -5,12 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { ScopeType } from '../auth/principal.ts';
 import type { Db } from '../storage/sqlite.ts';
 
-export const ACTION_KINDS = ['webhook', 'email', 'fractal', 'dictionary'] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+import { ACTION_KINDS, type ActionKind, type Severity } from './alert-terms.ts';
+
+export { ACTION_KINDS, SEVERITIES, type ActionKind, type Severity } from './alert-terms.ts';
 export type ActionIds = Record<ActionKind, string[]>;
 
-export const SEVERITIES = ['informational', 'low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
 export type AlertType = 'event' | 'compound';
 
 /** What an alert is defined by (create and update take it whole). */

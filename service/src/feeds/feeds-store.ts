@@ -5,12 +5,11 @@ import type { SecretBox } from '../storage/secret-box.ts';
 import type { Db } from '../storage/sqlite.ts';
 import type { SkipCode } from './sigma/skip.ts';
 
-export const SCHEDULES = ['hourly', 'daily', 'weekly', 'monthly', 'never'] as const;
-export type Schedule = (typeof SCHEDULES)[number];
-export const SEVERITIES = ['informational', 'low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-export const STATUSES = ['unsupported', 'deprecated', 'experimental', 'test', 'stable'] as const;
-export type Status = (typeof STATUSES)[number];
+import type { Severity } from '../alerts/alert-terms.ts';
+import type { Schedule, Status } from './feed-terms.ts';
+
+export { SEVERITIES, type Severity } from '../alerts/alert-terms.ts';
+export { SCHEDULES, STATUSES, type Schedule, type Status } from './feed-terms.ts';
 
 export interface Feed {
   id: string;
