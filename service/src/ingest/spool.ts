@@ -27,6 +27,21 @@ export interface SpooledBatch {
 
 const SEGMENT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * A second reader of the spool (the archive, service/src/archive/): it reads the segment files
+ * itself, behind the durable end, and holds segments from `firstNeededSegment()` on, so none is
+ * deleted before it has read it, whatever the hot store has confirmed.
+ */
+export interface SpoolReader {
+  firstNeededSegment(): number;
+}
+
+/** Where the fsync'd part of the spool ends: segments before `segment` are whole. */
+export interface SpoolPosition {
+  segment: number;
+  offset: number;
+}
+
 interface Pending {
   /** One framed entry in pieces (frame header, then the payload's parts), written with writev. */
   bufs: Buffer[];
@@ -46,22 +61,52 @@ export class Spool {
   private syncing = false;
   private closed = false;
   private totalBytes = 0;
+  private durableOffset = 0;
+  private reader: SpoolReader | null = null;
 
-  constructor(private readonly dir: string) {
+  constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
 
+  /**
+   * Adds the second reader (before recover()). `nextSegmentAtLeast` keeps segment numbers rising
+   * past the reader's position even when every segment was deleted at the last stop.
+   */
+  attachReader(reader: SpoolReader | null): void {
+    this.reader = reader;
+    if (!reader) for (const n of this.segmentNumbers()) this.maybeDelete(n);
+  }
+
+  /** The end of what is on disk for sure: a reader never reads past it. */
+  durableEnd(): SpoolPosition {
+    return { segment: this.segment, offset: this.durableOffset };
+  }
+
+  /** The reader moved on: delete the segments it no longer holds whose batches are all stored. */
+  release(): void {
+    for (const n of this.segmentNumbers()) this.maybeDelete(n);
+  }
+
+  /** The file of segment `n` (readers read it with readSpoolEntries). */
+  segmentFile(n: number): string {
+    return this.file(n);
+  }
+
+  /** The segment files present, oldest first. */
+  segments(): number[] {
+    return this.segmentNumbers();
+  }
+
   /** Reads every segment, returns the batches never confirmed, and opens a fresh segment. */
-  recover(): SpooledBatch[] {
+  recover(opts: { nextSegmentAtLeast?: number } = {}): SpooledBatch[] {
     const segments = this.segmentNumbers();
     const batches = new Map<string, SpooledBatch>();
     for (const n of segments) {
       this.totalBytes += statSync(this.file(n)).size;
       for (const payload of readEntries(readFileSync(this.file(n)))) {
-        if (payload[0] === 0x42 /* B */) {
-          const nl = payload.indexOf(0x0a);
-          const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number; table?: IngestTable };
-          batches.set(head.id, { ...head, table: head.table ?? 'logs', rows: payload.subarray(nl + 1), segment: n });
+        const batch = spooledBatch(payload, n);
+        if (batch) {
+          batches.set(batch.id, batch);
         } else if (payload[0] === 0x43 /* C */) {
           batches.delete(payload.subarray(1).toString('utf8'));
         }
@@ -71,7 +116,7 @@ export class Spool {
       this.open.set(b.segment, (this.open.get(b.segment) ?? 0) + 1);
       this.batchSegment.set(b.id, b.segment);
     }
-    this.segment = (segments.at(-1) ?? 0) + 1;
+    this.segment = Math.max((segments.at(-1) ?? 0) + 1, opts.nextSegmentAtLeast ?? 0);
     this.openSegment();
     for (const n of segments) this.maybeDelete(n);
     return [...batches.values()];
@@ -116,8 +161,8 @@ export class Spool {
     this.closed = true;
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
-    // Every batch confirmed: nothing to replay, leave an empty spool.
-    if (this.batchSegment.size === 0) for (const n of this.segmentNumbers()) this.unlink(n);
+    // Every batch confirmed: nothing to replay, leave an empty spool (but what the reader holds).
+    if (this.batchSegment.size === 0) for (const n of this.segmentNumbers()) if (!this.held(n)) this.unlink(n);
   }
 
   private flushSoon(): void {
@@ -136,6 +181,7 @@ export class Spool {
         this.totalBytes += p.bytes;
       }
       fsyncSync(this.fd);
+      this.durableOffset = this.segmentBytes;
       for (const p of batch) p.resolve();
     } catch (err) {
       for (const p of batch) p.reject(err as Error);
@@ -156,6 +202,7 @@ export class Spool {
   private openSegment(): void {
     this.fd = openSync(this.file(this.segment), 'a');
     this.segmentBytes = 0;
+    this.durableOffset = 0;
     // Make the new file's directory entry durable too.
     const dirFd = openSync(this.dir, 'r');
     try {
@@ -168,8 +215,13 @@ export class Spool {
   private maybeDelete(seg: number): void {
     if (seg === this.segment && !this.closed) return; // still being written
     if ((this.open.get(seg) ?? 0) > 0) return;
+    if (this.held(seg)) return;
     this.open.delete(seg);
     this.unlink(seg);
+  }
+
+  private held(seg: number): boolean {
+    return this.reader !== null && seg >= this.reader.firstNeededSegment();
   }
 
   private unlink(seg: number): void {
@@ -204,6 +256,26 @@ function frame(parts: Buffer[]): { bufs: Buffer[]; bytes: number } {
   h.writeUInt32LE(len, 0);
   h.writeUInt32LE(crc >>> 0, 4);
   return { bufs: [h, ...parts], bytes: 8 + len };
+}
+
+/** The batch an entry holds, or null for a confirmation. */
+export function spooledBatch(payload: Buffer, segment: number): SpooledBatch | null {
+  if (payload[0] !== 0x42 /* B */) return null;
+  const nl = payload.indexOf(0x0a);
+  const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number; table?: IngestTable };
+  return { ...head, table: head.table ?? 'logs', rows: payload.subarray(nl + 1), segment };
+}
+
+/**
+ * The whole entries of a segment's bytes from `from` on, each with the offset where it ends; a
+ * torn or corrupt tail ends the walk (`end` says where it stopped).
+ */
+export function* readSpoolEntries(buf: Buffer, from = 0): Generator<{ payload: Buffer; end: number }> {
+  let i = from;
+  for (const payload of readEntries(buf.subarray(from))) {
+    i += 8 + payload.length;
+    yield { payload, end: i };
+  }
 }
 
 function* readEntries(buf: Buffer): Generator<Buffer> {
