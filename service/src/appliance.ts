@@ -25,6 +25,8 @@ import { DashboardRuns } from './dashboards/widget-runs.ts';
 import { DictionariesStore } from './dictionaries/dictionaries-store.ts';
 import { dictionaryRoutes } from './dictionaries/routes.ts';
 import type { Config } from './config.ts';
+import { CustodyStore } from './evidence/custody/custody-store.ts';
+import { custodyRoutes } from './evidence/custody/routes.ts';
 import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -112,7 +114,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     const where = config.clickhouse ? `ClickHouse at ${config.clickhouse.url}` : `the embedded engine in ${config.dataDir}`;
     throw new Error(`Could not prepare ${where}: ${(err as Error).message}`, { cause: err });
   }
-  const box = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
+  const secretKey = loadSecretKey(config.dataDir, config.secretKey);
+  const box = createSecretBox(secretKey);
   queryLimits.maxMemoryBytes = config.queryMaxMemoryBytes;
 
   const app = createHttpApp({
@@ -173,6 +176,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     alertExecutions: new ExecutionsStore(db),
     feeds,
     feedScheduler: new FeedScheduler(feeds, (id) => syncInBackground(ctx, id)),
+    custody: new CustodyStore(db, secretKey),
   };
   ctx.sessions.purgeExpired();
   const first = await firstStart(ctx);
@@ -197,6 +201,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
+  await app.register(custodyRoutes as never, { custody: ctx.custody });
   await app.register(uiRoutes);
 
   try {

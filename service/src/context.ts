@@ -14,6 +14,7 @@ import type { Config } from './config.ts';
 import type { DashboardsStore } from './dashboards/dashboards-store.ts';
 import type { DashboardRuns } from './dashboards/widget-runs.ts';
 import type { DictionariesStore } from './dictionaries/dictionaries-store.ts';
+import type { CustodyStore } from './evidence/custody/custody-store.ts';
 import type { IngestTokensStore } from './ingest/tokens-store.ts';
 import type { LiveHub } from './live/hub.ts';
 import type { LogStore } from './logs/log-store.ts';
@@ -73,4 +74,6 @@ export interface Context {
   feeds: FeedsStore;
   /** Scheduled feed syncs (started by appliance.ts once the service listens). */
   feedScheduler: FeedScheduler;
+  /** The append-only, hash-chained custody log of each fractal (imports, exports, case imports). */
+  custody: CustodyStore;
 }

@@ -593,4 +593,71 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       );
     `,
   },
+  {
+    version: 9,
+    name: 'evidence: custody log and imports',
+    // The custody log (evidence/custody/): one chain of entries per fractal, each holding the
+    // previous entry's hash; `custody_heads` the last entry of each chain with an HMAC seal. There
+    // is no foreign key to the fractal: the record of what was brought in or taken out outlives
+    // the fractal. Triggers refuse changing or removing an entry, and moving a head anywhere but
+    // one entry forward. Imports (evidence/imports/): one row per uploaded file, its progress and
+    // outcome; `phase` says where a restart finds it (receiving: the upload was cut off;
+    // processing: resumed from `resume_records` records, which are on the spool).
+    sql: `
+      CREATE TABLE custody_entries (
+        id TEXT PRIMARY KEY,
+        fractal_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('import', 'export', 'case-import')),
+        recorded_at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        details TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        UNIQUE (fractal_id, seq)
+      );
+      CREATE TABLE custody_heads (
+        fractal_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        seal TEXT NOT NULL
+      );
+      CREATE TRIGGER custody_entries_no_update BEFORE UPDATE ON custody_entries
+        BEGIN SELECT RAISE(ABORT, 'custody log entries cannot be changed'); END;
+      CREATE TRIGGER custody_entries_no_delete BEFORE DELETE ON custody_entries
+        BEGIN SELECT RAISE(ABORT, 'custody log entries cannot be removed'); END;
+      CREATE TRIGGER custody_heads_no_delete BEFORE DELETE ON custody_heads
+        BEGIN SELECT RAISE(ABORT, 'custody log heads cannot be removed'); END;
+      CREATE TRIGGER custody_heads_forward_only BEFORE UPDATE ON custody_heads
+        WHEN NEW.seq <> OLD.seq + 1 OR NEW.fractal_id <> OLD.fractal_id
+        BEGIN SELECT RAISE(ABORT, 'a custody log head only moves one entry forward'); END;
+      CREATE TABLE imports (
+        id TEXT PRIMARY KEY,
+        fractal_id TEXT NOT NULL REFERENCES fractals(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        normalizer_id TEXT,
+        timestamp_fields TEXT NOT NULL DEFAULT '[]',
+        status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+        phase TEXT NOT NULL CHECK (phase IN ('receiving', 'processing', 'alerts', 'finished')),
+        format TEXT,
+        compression TEXT,
+        size_bytes INTEGER NOT NULL DEFAULT 0,
+        sha256 TEXT,
+        bytes_read INTEGER NOT NULL DEFAULT 0,
+        accepted INTEGER NOT NULL DEFAULT 0,
+        rejected INTEGER NOT NULL DEFAULT 0,
+        resume_records INTEGER NOT NULL DEFAULT 0,
+        errors TEXT NOT NULL DEFAULT '[]',
+        alerts TEXT,
+        oldest TEXT,
+        newest TEXT,
+        file_path TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX imports_fractal ON imports(fractal_id, created_at);
+    `,
+  },
 ];
