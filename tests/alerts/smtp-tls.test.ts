@@ -6,14 +6,14 @@
 // certificate through NODE_EXTRA_CA_CERTS, the way an admin trusts an internal CA, and a server
 // with a certificate nobody vouched for is refused.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { signIn, type Client } from '../support/appliance.ts';
 import { expectOk } from '../support/api.ts';
 import { MailReceiver } from '../support/alert-receivers.ts';
+import { selfSignedCert } from '../support/certificates.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'svc-smtp-tls-'));
@@ -22,12 +22,10 @@ const SMTP_USER = { user: 'mailer', password: 'smtp-secret-9' };
 
 /** A self-signed certificate for 127.0.0.1; its key and certificate in PEM. */
 function certificate(name: string): { key: string; cert: string; certPath: string } {
-  const keyPath = path.join(dir, `${name}.key`);
+  const made = selfSignedCert(name, '127.0.0.1');
   const certPath = path.join(dir, `${name}.crt`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath], {
-    stdio: 'ignore',
-  });
-  return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
+  writeFileSync(certPath, made.cert);
+  return { ...made, certPath };
 }
 
 let service: ServiceProcess;

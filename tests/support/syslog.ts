@@ -1,13 +1,9 @@
 // Talking to the appliance's syslog listeners as network gear and forwarders do: datagrams, TCP and
-// TLS streams, a self-signed certificate made by the system's openssl, and a listener made through
+// TLS streams (certificates from certificates.ts), and a listener made through
 // the API.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import type { Client, TestAppliance } from './appliance.ts';
 
@@ -67,16 +63,4 @@ export async function refusesConnections(port: number): Promise<boolean> {
   });
 }
 
-/** A self-signed certificate for CN=localhost and its key, in PEM (made by openssl). */
-export function selfSignedCert(): { cert: string; key: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'syslog-tls-'));
-  try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost',
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    return { cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8'), key: readFileSync(path.join(dir, 'key.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+export { selfSignedCert } from './certificates.ts';
