@@ -171,6 +171,17 @@ test('search workspace: run, histogram, filter by click, syntax error, export, k
   await page.keyboard.press('ArrowDown');
   assert.equal(await queryText(page), '', 'back to the draft');
 
+  // A formula in a logged value: the plain CSV keeps it exact (evidence), "CSV for Excel" makes it inert text.
+  await setQuery(page, 'user=bob | replace("not found", "=1+1", msg, f) | table(user, f)');
+  await page.keyboard.press('Control+Enter');
+  await waitDone(page, 2);
+  const csvCell = async (button: string) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button, exact: true }).click()]);
+    return readFileSync((await d.path())!, 'utf8').split('\r\n').find((l) => l.includes('/admin'))!;
+  };
+  assert.match(await csvCell('Export CSV'), /^bob,=1\+1 \/admin,/);
+  assert.match(await csvCell('CSV for Excel'), /^bob,'=1\+1 \/admin,/);
+
   assert.deepEqual(pageErrors, []);
   await page.close();
 });
