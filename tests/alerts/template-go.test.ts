@@ -4,7 +4,7 @@
 // len, index, slice, printf, comments), each with the output Go gives.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GoStruct, Template, TemplateError, TemplateExecError } from '../../service/src/alerts/template/index.ts';
+import { GoStruct, MAX_RENDER_MS, RenderLimitError, Template, TemplateError, TemplateExecError } from '../../service/src/alerts/template/index.ts';
 
 const render = (text: string, data: unknown = null) => Template.compile(text, 't').render(data);
 
@@ -180,4 +180,20 @@ test('html, js and urlquery escape as Go does', () => {
   assert.equal(render('{{html .}}', '<a href="x">&\'</a>'), '&lt;a href=&#34;x&#34;&gt;&amp;&#39;&lt;/a&gt;');
   assert.equal(render('{{js .}}', `it's "<b>"`), `it\\'s \\"\\u003Cb\\u003E\\"`);
   assert.equal(render('{{urlquery .}}', 'a b&c=d/é'), 'a+b%26c%3Dd%2F%C3%A9');
+});
+
+test('a render that holds the service\'s thread past its time budget is stopped, saying why; a normal one is not', () => {
+  // The clock moves 1 ms each time the renderer looks at it, so the budget is reached after a known
+  // amount of work, whatever the machine's speed.
+  const tickingClock = () => {
+    let t = 0;
+    return () => t++;
+  };
+  const rows = Array.from({ length: 200_000 }, (_, i) => ({ host: `h${i}`, n: i }));
+  const heavy = Template.compile('{{range .}}{{printf "%s=%d;" .host .n}}{{end}}');
+  assert.throws(() => heavy.render(rows, undefined, tickingClock()), (err: unknown) => err instanceof RenderLimitError && new RegExp(`took longer than ${MAX_RENDER_MS} ms`).test(err.message));
+  const light = Template.compile('{{range .}}{{.host}} {{end}}');
+  assert.equal(light.render(rows.slice(0, 3), undefined, tickingClock()), 'h0 h1 h2 ');
+  // The real clock: the same heavy template on a short list renders.
+  assert.equal(heavy.render(rows.slice(0, 2)), 'h0=0;h1=1;');
 });

@@ -24,7 +24,14 @@ export interface ExecLimits {
   maxChars: number;
   /** Nodes and iterations allowed before the render is stopped. */
   maxSteps: number;
+  /** Milliseconds of rendering allowed: a render runs on the service's thread, so it must not hold it. */
+  maxMs: number;
+  /** The clock the time budget reads (tests give their own). */
+  now?: () => number;
 }
+
+/** Steps between two looks at the clock: cheap enough per step, fine enough for the budget. */
+const CLOCK_EVERY = 256;
 
 export function execute(t: ParsedTemplate, data: unknown, limits: ExecLimits, funcs: Record<string, TemplateFunc> = FUNCS): string {
   return new Exec(t, limits, funcs).run(data);
@@ -36,14 +43,19 @@ class Exec {
   private steps = 0;
   private vars: Array<{ name: string; value: unknown }> = [];
   private depth = 0;
+  private deadline = Infinity;
+  private readonly now: () => number;
 
   constructor(
     private readonly t: ParsedTemplate,
     private readonly limits: ExecLimits,
     private readonly funcs: Record<string, TemplateFunc>,
-  ) {}
+  ) {
+    this.now = limits.now ?? (() => performance.now());
+  }
 
   run(data: unknown): string {
+    this.deadline = this.now() + this.limits.maxMs;
     this.vars = [{ name: '$', value: data }];
     this.walkList(data, this.t.root);
     return this.out.join('');
@@ -61,6 +73,9 @@ class Exec {
 
   private step(pos: number): void {
     if (++this.steps > this.limits.maxSteps) this.fail(pos, 'template', `stopped after ${this.limits.maxSteps.toLocaleString('en-US')} steps (a loop too long for an alert)`);
+    if (this.steps % CLOCK_EVERY === 0 && this.now() > this.deadline) {
+      throw new RenderLimitError(`the render took longer than ${this.limits.maxMs.toLocaleString('en-US')} ms (a template too heavy for an alert; make it loop over fewer rows or do less per row)`);
+    }
   }
 
   private walkList(dot: unknown, nodes: Node[]): void {

@@ -17,6 +17,8 @@ export { TemplateError, TemplateExecError, RenderLimitError, type TemplateFunc }
 export const MAX_RENDERED_BYTES = 8 * 1024 * 1024;
 /** Nodes and loop iterations one render may take: far beyond any payload, short of a hang. */
 const MAX_STEPS = 5_000_000;
+/** Wall time one render may take on the service's thread; real payloads render in well under 1 ms. */
+export const MAX_RENDER_MS = 500;
 
 export class Template {
   private constructor(
@@ -36,10 +38,11 @@ export class Template {
 
   /**
    * Renders against `data`. Throws TemplateExecError when the template fails on this data, and
-   * RenderLimitError past `maxBytes` (UTF-8) or the step budget.
+   * RenderLimitError past `maxBytes` (UTF-8), the step budget or the time budget (`now` is the
+   * clock it reads, for tests).
    */
-  render(data: unknown, maxBytes = MAX_RENDERED_BYTES): string {
-    const out = execute(this.parsed, data, { maxChars: maxBytes, maxSteps: MAX_STEPS }, this.funcs);
+  render(data: unknown, maxBytes = MAX_RENDERED_BYTES, now?: () => number): string {
+    const out = execute(this.parsed, data, { maxChars: maxBytes, maxSteps: MAX_STEPS, maxMs: MAX_RENDER_MS, now }, this.funcs);
     if (Buffer.byteLength(out, 'utf8') > maxBytes) throw new RenderLimitError(`the rendered output exceeds ${maxBytes.toLocaleString('en-US')} bytes`);
     return out;
   }
