@@ -91,8 +91,10 @@ describe('generate-from-comments', () => {
 
     const ctxSection = nb.sections[2];
     assert.deepEqual(JSON.parse(ctxSection.content), { tag: 'lateral-movement' });
-    assert.deepEqual(ctxSection.results.comments.map((c: any) => c.content.slice(0, 12)), ['PsExec used ', 'Remote Power', 'Admin share '], 'oldest log first');
-    assert.deepEqual(ctxSection.results.results.map((l: any) => l.host).sort(), ['dc01', 'fs02', 'ws07']);
+    assert.equal(ctxSection.results_summary.comment_count, 3);
+    const gathered = expectOk(await ana.get(`${NB}/${nb.id}/sections/${ctxSection.id}/results`)).results;
+    assert.deepEqual(gathered.comments.map((c: any) => c.content.slice(0, 12)), ['PsExec used ', 'Remote Power', 'Admin share '], 'oldest log first');
+    assert.deepEqual(gathered.results.map((l: any) => l.host).sort(), ['dc01', 'fs02', 'ws07']);
   });
 
   test('without attack_chain and AI off: a plain timeline; generating again replaces it in place and tells open pages', async () => {
@@ -118,8 +120,9 @@ describe('generate-from-comments', () => {
     const nb = expectOk(await admin.post(`${NB}/generate-from-comments`, { tag: 'lateral-movement', attack_chain: true, prism_id: prism.id }), 201);
     assert.equal(nb.prism_id, prism.id);
     assert.match(nb.sections[1].content, /\| T1021\.001 \| Remote Services: Remote Desktop Protocol \| 1 \| 1 \|/);
-    assert.equal(nb.sections[2].results.comments.length, 4);
-    assert.deepEqual(nb.sections[2].results.results.map((l: any) => l.host).sort(), ['dc01', 'edr9', 'fs02', 'ws07']);
+    const gathered = expectOk(await admin.get(`${NB}/${nb.id}/sections/${nb.sections[2].id}/results`)).results;
+    assert.equal(gathered.comments.length, 4);
+    assert.deepEqual(gathered.results.map((l: any) => l.host).sort(), ['dc01', 'edr9', 'fs02', 'ws07']);
   });
 
   test('refusals: an unknown tag, a tag that cannot be one, a viewer', async () => {

@@ -200,7 +200,7 @@ describe('notebooks', () => {
     // A range given with the request wins; store=false leaves the evidence alone.
     const narrow = expectOk(await ana.post(`${NB}/${nb.id}/sections/${q.id}/execute`, { start: daysAgo(1), end: daysAgo(0), store: false }));
     assert.equal(narrow.result.count, 0);
-    assert.equal((await get(ana, nb.id)).sections[0].results.count, 2);
+    assert.equal((await get(ana, nb.id)).sections[0].results_summary.count, 2);
 
     // Variables change through PUT …/variables and the next run uses them.
     expectOk(await ana.put(`${NB}/${nb.id}/variables`, { variables: [{ name: 'who', value: 'alice' }] }));
@@ -211,9 +211,9 @@ describe('notebooks', () => {
 
     // Retention of one day removes mallory's logs; the stored results stay.
     expectOk(await admin.put(`/api/v1/fractals/${fa.id}/retention`, { retention_days: 1 }));
-    const kept = (await get(vic, nb.id)).sections[0];
-    assert.equal(kept.results.count, 2);
-    assert.deepEqual(kept.results.results.map((r: any) => r.host), ['old1', 'old1']);
+    assert.equal((await get(vic, nb.id)).sections[0].results_summary.count, 2);
+    const kept = expectOk(await vic.get(`${NB}/${nb.id}/sections/${q.id}/results`)).results;
+    assert.deepEqual(kept.results.map((r: any) => r.host), ['old1', 'old1']);
     const rerun = expectOk(await ana.post(`${NB}/${nb.id}/sections/${q.id}/execute`, { store: false }));
     assert.equal(rerun.result.count, 0, 'the logs themselves are gone');
     expectOk(await admin.put(`/api/v1/fractals/${fa.id}/retention`, { retention_days: null }));
@@ -246,11 +246,12 @@ describe('notebooks', () => {
     const rows = [{ host: 'web1', n: 1 }, { host: 'web1', n: 2 }];
     const stored = expectOk(await ana.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: { results: rows, chart_type: 'piechart' }, results_version: 0 }));
     assert.equal(stored.results_version, 1);
-    assert.deepEqual(stored.results.results, rows);
-    assert.equal(stored.results.count, 2);
-    assert.deepEqual(stored.results.field_order, ['host', 'n']);
-    assert.equal(stored.results.chart_type, 'piechart');
-    assert.equal(stored.results.executed_by, 'ana');
+    assert.equal(stored.results_summary.count, 2);
+    assert.deepEqual(stored.results_summary.field_order, ['host', 'n']);
+    assert.equal(stored.results_summary.chart_type, 'piechart');
+    assert.equal(stored.results_summary.executed_by, 'ana');
+    const read = async () => expectOk(await ana.get(`${NB}/${nb.id}/sections/${q.id}/results`));
+    assert.deepEqual((await read()).results.results, rows, 'GET …/results answers what PUT took');
     expectError(await ben.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: { results: [] }, results_version: 0 }), 409, 'stored again by ana');
     expectBadField(await ana.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: { rows: [] } }), 'results.results');
     expectError(await ana.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: { results: [1, 2] } }), 400, '"results.results[0]" must be an object');
@@ -260,10 +261,49 @@ describe('notebooks', () => {
       400,
       'at most 10000 rows',
     );
-    assert.deepEqual((await get(ana, nb.id)).sections[0].results.results, rows, 'refused writes changed nothing');
+    assert.deepEqual((await read()).results.results, rows, 'refused writes changed nothing');
     const cleared = expectOk(await ana.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: null }));
-    assert.equal(cleared.results, null);
+    assert.equal(cleared.results_summary, null);
     assert.equal(cleared.results_version, 2);
+    assert.deepEqual(await read(), { section_id: q.id, results_version: 2, results: null });
+  });
+
+  test('the notebook carries results summaries; GET …/results reads the rows, whole or paged, for its readers only', async () => {
+    const nb = await notebook(ana, { name: 'Lazy rows' });
+    const q = await section(ana, nb.id, { section_type: 'query', title: 'Rows', content: 'host=web1' });
+    const empty = await section(ana, nb.id, { section_type: 'query', content: 'host=web2' });
+    const rows = Array.from({ length: 5 }, (_, n) => ({ host: 'web1', n }));
+    expectOk(await ana.put(`${NB}/${nb.id}/sections/${q.id}/results`, { results: { results: rows, query: 'host=web1', truncated: false } }));
+
+    // The notebook's answer: each section's summary, no rows.
+    const [withRows, none] = (await get(vic, nb.id)).sections;
+    assert.equal('results' in withRows, false, 'no rows in the notebook');
+    assert.deepEqual(
+      [withRows.results_summary.count, withRows.results_summary.field_order, withRows.results_summary.query, withRows.results_summary.executed_by, withRows.results_summary.results],
+      [5, ['host', 'n'], 'host=web1', 'ana', undefined],
+    );
+    assert.equal(none.results_summary, null);
+
+    // A viewer reads the rows; a page of them keeps the count of all.
+    const R = `${NB}/${nb.id}/sections/${q.id}/results`;
+    const whole = expectOk(await vic.get(R));
+    assert.deepEqual([whole.section_id, whole.results_version, whole.results.count], [q.id, 1, 5]);
+    assert.deepEqual(whole.results.results, rows);
+    const page = expectOk(await vic.get(`${R}?offset=3&limit=10`));
+    assert.deepEqual([page.offset, page.results.count, page.results.results], [3, 5, rows.slice(3)]);
+    assert.deepEqual(expectOk(await vic.get(`${R}?limit=2`)).results.results, rows.slice(0, 2));
+    assert.deepEqual(expectOk(await vic.get(`${NB}/${nb.id}/sections/${empty.id}/results`)), { section_id: empty.id, results_version: 0, results: null });
+    assert.deepEqual(expectOk(await keyNotebook.get(R)).results.results, rows);
+    expectError(await vic.get(`${R}?limit=0`), 400, '"limit" must be a whole number from 1 to 10000');
+    expectError(await vic.get(`${R}?offset=-1`), 400, '"offset"');
+
+    // Nobody else: another tenant, a key without "notebook", no session, another notebook's section.
+    expectError(await oto.get(R), 404, `Notebook ${nb.id} not found.`);
+    expectError(await keyNoNotebook.get(R), 403, 'lacks the "notebook" permission');
+    expectError(await new Client(app.url).get(R), 401);
+    const other = await notebook(ana, { name: 'Lazy rows elsewhere' });
+    expectError(await vic.get(`${NB}/${other.id}/sections/${q.id}/results`), 400, 'belongs to another notebook');
+    expectError(await vic.get(`${NB}/${nb.id}/sections/${unknownId()}/results`), 404, 'not found in notebook "Lazy rows"');
   });
 
   test('comment_context sections gather the comments of a tag, or of chosen logs, with their logs', async () => {
@@ -366,7 +406,9 @@ describe('live editing', () => {
     expectOk(await ana.post(`${NB}/${nb.id}/sections/${q.id}/execute`, {}));
     const stored = await stream.next('results_stored');
     assert.equal(stored.body.data.section_id, q.id);
-    assert.equal(Number(stored.body.data.results.results[0]._count), 4);
+    assert.equal(Number(stored.body.data.results.results[0]._count), 4, 'rows up to 1 MB come inline');
+    assert.equal(stored.body.data.results_summary.count, 1);
+    assert.equal(stored.body.data.results_summary.results, undefined);
     expectOk(await ana.post(`${NB}/${nb.id}/sections/reorder`, { section_order: [md.id, q.id] }));
     assert.deepEqual((await stream.next('sections_reordered')).body.data.order, [md.id, q.id]);
     expectOk(await ana.put(`${NB}/${nb.id}/variables`, { variables: [{ name: 'h', value: 'web2' }] }));

@@ -5,7 +5,8 @@
 // adds a query and runs it, B sees the rows; B drags the query above the note and adds a variable, A
 // sees both; both edit the same note, the later save is told who saved first and keeps their own text
 // on request; a notebook is generated from tagged comments with the ATT&CK breakdown; export and
-// import; the pages in the light theme and with the keyboard. Screenshots go to test-artifacts/.
+// import; the pages in the light theme and with the keyboard; a stored result far down a long
+// notebook is read only when it is scrolled to. Screenshots go to test-artifacts/.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -172,7 +173,9 @@ test('generate from comments with the ATT&CK breakdown; export, import; AI off i
   const breakdown = section(pageA, 1);
   await breakdown.getByRole('heading', { name: 'Lateral Movement (TA0008)' }).waitFor();
   assert.match(await breakdown.locator('table').last().innerText(), /T1021\.002\s+Remote Services: SMB\/Windows Admin Shares/);
-  assert.match(await section(pageA, 2).innerText(), /SMB admin share write from web1/);
+  // The comments with their logs are read as the section comes into view.
+  await section(pageA, 2).scrollIntoViewIfNeeded();
+  await section(pageA, 2).getByText('SMB admin share write from web1').waitFor();
   assert.match(await pageA.getByTestId('ai-off').innerText(), /AI is off/);
   assert.equal(await section(pageA, 0).getByRole('button', { name: 'Summarize' }).isDisabled(), true);
   await screenshot(pageA, 'notebook-generated.png', { fullPage: true });
@@ -195,5 +198,37 @@ test('generate from comments with the ATT&CK breakdown; export, import; AI off i
   await pageA.keyboard.insertText('intrusion');
   await pageA.waitForFunction(() => document.querySelectorAll('table[aria-label="Notebooks"] tbody tr a').length === 1);
   await screenshot(pageA, 'notebooks-list-light.png', { fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test('a stored result far down a long notebook is read when it is scrolled to', async () => {
+  const { fractalId } = defaultIngest(a);
+  const notes = Array.from({ length: 30 }, (_, i) => ({ section_type: 'markdown', title: `Note ${i}`, content: `# Finding ${i}\n${'Narrative. '.repeat(40)}` }));
+  const nb = expectOk(
+    await admin.post('/api/v1/notebooks', { name: 'Long write-up', fractal_id: fractalId, sections: [...notes, { section_type: 'query', title: 'Far query', content: 'host=far' }] }),
+    201,
+  );
+  const far = nb.sections[30];
+  const rows = Array.from({ length: 300 }, (_, i) => ({ host: `far-host-${i}`, status: 200 + (i % 3) }));
+  expectOk(await admin.put(`/api/v1/notebooks/${nb.id}/sections/${far.id}/results`, { results: { results: rows, query: 'host=far' } }));
+
+  const reads: string[] = [];
+  const onRequest = (r: { url(): string }) => {
+    if (r.url().includes(`/sections/${far.id}/results`)) reads.push(r.url());
+  };
+  pageB.on('request', onRequest);
+  await pageB.goto(`${a.url}/#/notebooks/${nb.id}`);
+  await pageB.getByRole('heading', { name: 'Long write-up', level: 1 }).waitFor();
+  const last = section(pageB, 30);
+  // The summary is in the notebook: the count shows at once; the rows are not read yet.
+  assert.match((await last.getByTestId('results-meta').textContent()) ?? '', /^300 rows · ran by admin/);
+  await section(pageB, 0).locator('.md').filter({ hasText: 'Finding 0' }).waitFor();
+  assert.deepEqual(reads, [], 'the rows of a section far below the view are not read on opening');
+  assert.equal(await last.getByRole('row').count(), 0);
+
+  await last.scrollIntoViewIfNeeded();
+  await last.getByRole('grid', { name: 'Results of Far query' }).getByText('far-host-0', { exact: true }).waitFor();
+  assert.equal(reads.length, 1);
+  pageB.off('request', onRequest);
   assert.deepEqual(errors, []);
 });

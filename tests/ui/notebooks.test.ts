@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { escapeHtml, renderMarkdown, safeUrl } from '../../renderer/src/lib/notebooks/markdown.ts';
 import { initials, queryWindow } from '../../renderer/src/lib/documents.ts';
-import { applyEvent, moved, type NotebookDoc, type Section } from '../../renderer/src/lib/notebooks/notebook-model.ts';
+import { applyEvent, mergeSection, moved, type NotebookDoc, type Section } from '../../renderer/src/lib/notebooks/notebook-model.ts';
 
 const ALLOWED_TAGS = new Set(['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'a', 'span', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td']);
 const ALLOWED_ATTRS = new Set(['href', 'target', 'rel', 'class', 'data-lang', 'start', 'style']);
@@ -109,7 +109,7 @@ const section = (id: string, over: Partial<Section> = {}): Section => ({
   updated_by: 'ana',
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
-  results: null,
+  results_summary: null,
   ...over,
 });
 
@@ -160,15 +160,34 @@ describe('applyEvent', () => {
     const newer = docOf(applyEvent(withResults, 'section_updated', { section: { ...section('a', { section_type: 'query' }), version: 2, content: 'new' } }));
     assert.equal(newer.sections[0]!.content, 'new');
     assert.deepEqual(newer.sections[0]!.results, { count: 1 });
+    assert.equal(newer.sections[0]!.results_version, 1);
     assert.equal(docOf(applyEvent(newer, 'section_updated', { section: { ...section('a'), version: 2, content: 'echo' } })).sections[0]!.content, 'new');
     assert.deepEqual(applyEvent(base, 'section_updated', { section: section('zz') }), { reload: true });
   });
 
+  test('a write’s answer keeps the rows held only while they are of the same results_version', () => {
+    const held = section('a', { section_type: 'query', results_version: 1, results_summary: { count: 1 } as never, results: { count: 1 } as never });
+    const retitled = mergeSection(held, section('a', { section_type: 'query', version: 2, title: 'T', results_version: 1, results_summary: { count: 1 } as never }));
+    assert.deepEqual([retitled.title, retitled.results], ['T', { count: 1 }]);
+    const rerun = mergeSection(held, section('a', { section_type: 'query', results_version: 2, results_summary: { count: 7 } as never }));
+    assert.equal('results' in rerun, false, 'rows of version 1 are not shown as version 2');
+    const withRows = mergeSection(held, section('a', { section_type: 'query', results_version: 2, results: { count: 7 } as never }));
+    assert.deepEqual(withRows.results, { count: 7 });
+    assert.equal(mergeSection(retitled, held), retitled, 'an older answer changes nothing');
+  });
+
   test('results, variables, the notebook’s fields, replacement and deletion', () => {
-    const r = docOf(applyEvent(base, 'results_stored', { section_id: 'b', results_version: 1, results: { count: 2 }, updated_by: 'ben', updated_at: 't' }));
+    const r = docOf(applyEvent(base, 'results_stored', { section_id: 'b', results_version: 1, results: { count: 2 }, results_summary: { count: 2 }, updated_by: 'ben', updated_at: 't' }));
     assert.deepEqual(r.sections[1]!.results, { count: 2 });
+    assert.deepEqual(r.sections[1]!.results_summary, { count: 2 });
     assert.equal(docOf(applyEvent(r, 'results_stored', { section_id: 'b', results_version: 1, results: { count: 9 } })).sections[1]!.results!.count, 2);
-    assert.deepEqual(applyEvent(base, 'results_stored', { section_id: 'b', results_version: 1, results_omitted: true }), { reload: true });
+    // Rows too large for the event: the summary changes and the rows held are dropped (the section reads the new ones).
+    const big = docOf(applyEvent(r, 'results_stored', { section_id: 'b', results_version: 2, results_omitted: true, results_summary: { count: 5000 } }));
+    assert.equal(big.sections[1]!.results_version, 2);
+    assert.deepEqual(big.sections[1]!.results_summary, { count: 5000 });
+    assert.equal('results' in big.sections[1]!, false);
+    const cleared = docOf(applyEvent(r, 'results_stored', { section_id: 'b', results_version: 2, results: null, results_summary: null }));
+    assert.deepEqual([cleared.sections[1]!.results, cleared.sections[1]!.results_summary], [null, null]);
     const v = docOf(applyEvent(base, 'variables_updated', { variables: [{ name: 'h', value: 'x' }], version: 4 }));
     assert.deepEqual(v.variables, [{ name: 'h', value: 'x' }]);
     assert.deepEqual(docOf(applyEvent(v, 'variables_updated', { variables: [], version: 4 })).variables, [{ name: 'h', value: 'x' }], 'not older');

@@ -35,7 +35,7 @@ export function exportDocument(ctx: Context, nb: Notebook) {
       end: nb.time_end,
       variables: nb.variables,
     },
-    sections: ctx.notebooks.sections(nb.id, true).map((s) => ({
+    sections: ctx.notebooks.sections(nb.id, 'full').map((s) => ({
       section_type: s.section_type,
       title: s.title,
       content: s.content,

@@ -28,7 +28,7 @@ import {
   type Scope,
   type TimeFields,
 } from '../shared/documents.ts';
-import type { NewSection, Notebook, NotebookFields, NotebooksStore, Section, SectionType } from './notebooks-store.ts';
+import type { NewSection, Notebook, NotebookFields, NotebooksStore, ResultsRead, Section, SectionType } from './notebooks-store.ts';
 import { SECTION_TYPES } from './notebooks-store.ts';
 
 export const LIVE_KIND = 'notebook';
@@ -152,7 +152,12 @@ export function notebookView(ctx: Context, nb: Notebook) {
   };
 }
 
-/** A section as the API shows it; `results` parsed when it was read (null: none stored). */
+/**
+ * A section as the API shows it. Of its stored results only the summary (`results_summary`: the
+ * snapshot without its rows and comments, with `comment_count` for comment_context; null when none):
+ * the rows are read with GET …/sections/{id}/results, so a notebook opens without its megabytes of
+ * evidence and a page loads each section's rows when it comes into view.
+ */
 export function sectionView(s: Section) {
   const view: Record<string, unknown> = {
     id: s.id,
@@ -169,34 +174,48 @@ export function sectionView(s: Section) {
     created_at: s.created_at,
     updated_at: s.updated_at,
   };
-  if (s.results !== undefined) view.results = s.results === null ? null : JSON.parse(s.results);
+  if (s.results_summary !== undefined) view.results_summary = s.results_summary === null ? null : JSON.parse(s.results_summary);
   return view;
 }
 
-function fullHead(ctx: Context, a: NotebookAccess) {
+/** The whole notebook for a reader: its fields, its sections with their results' summaries, and where its live events resume. */
+export function fullView(ctx: Context, a: NotebookAccess) {
   return {
     ...notebookView(ctx, a.nb),
     scope: { ...scopeOf(a.nb), name: a.scopeName },
     can_edit: a.canEdit,
     // Read before the sections: an event stored after this point is replayed from here.
     live_event_id: ctx.live.cursor(LIVE_KIND, a.nb.id),
+    sections: ctx.notebooks.sections(a.nb.id, 'summary').map(sectionView),
   };
 }
 
-/** The whole notebook for a reader: its fields, sections with results, and where its live events resume. */
-export function fullView(ctx: Context, a: NotebookAccess) {
-  return { ...fullHead(ctx, a), sections: ctx.notebooks.sections(a.nb.id, true).map(sectionView) };
-}
+/** Rows a page of GET …/results holds at most (a snapshot's whole row cap: the page's table wants them all). */
+const MAX_RESULTS_PAGE = 10_000;
 
 /**
- * fullView as the JSON text of its success envelope, with each section's stored results spliced in
- * as stored: opening a notebook does not parse and print again megabytes of rows (for ten results of
- * 1,000 rows, 3.4 MB, parsing and printing took several times as long as the splice).
+ * GET …/sections/{id}/results: what PUT …/results takes, `{results: snapshot | null, results_version}`,
+ * as the JSON text of its envelope. Without `offset` and `limit` the stored text is sent as it is (no
+ * parse and print of up to 10,000 rows); with them `results.results` holds that slice of the rows
+ * (`results.count` stays the number stored) and the answer says `offset`.
  */
-export function fullViewJson(ctx: Context, a: NotebookAccess): string {
-  const head = JSON.stringify(fullHead(ctx, a));
-  const sections = ctx.notebooks.sections(a.nb.id, true).map(({ results, ...s }) => `${JSON.stringify(sectionView(s)).slice(0, -1)},"results":${results ?? 'null'}}`);
-  return `{"success":true,"data":${head.slice(0, -1)},"sections":[${sections.join(',')}]}}`;
+export function storedResultsJson(s: Section, page: { offset?: string; limit?: string }): string {
+  const head = `{"success":true,"data":{"section_id":${JSON.stringify(s.id)},"results_version":${s.results_version}`;
+  if (s.results == null) return `${head},"results":null}}`;
+  if (page.offset === undefined && page.limit === undefined) return `${head},"results":${s.results}}}`;
+  const int = (name: 'offset' | 'limit', text: string | undefined, fallback: number, min: number) => {
+    if (text === undefined || text === '') return fallback;
+    const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+    if (!(n >= min && n <= (name === 'limit' ? MAX_RESULTS_PAGE : 1_000_000_000))) {
+      throw badRequest(`The query parameter "${name}" must be a whole number from ${min} to ${name === 'limit' ? MAX_RESULTS_PAGE : 1_000_000_000}.`);
+    }
+    return n;
+  };
+  const offset = int('offset', page.offset, 0, 0);
+  const limit = int('limit', page.limit, MAX_RESULTS_PAGE, 1);
+  const snap = JSON.parse(s.results) as { results: unknown[] };
+  snap.results = snap.results.slice(offset, offset + limit);
+  return `${head},"offset":${offset},"results":${JSON.stringify(snap)}}}`;
 }
 
 // ---- changes --------------------------------------------------------------------------------
@@ -267,8 +286,8 @@ export function deleteNotebook(ctx: Context, a: Actor, nb: Notebook): void {
 }
 
 /** The section `sid` of notebook `nb`: 404 when there is none, 400 when it belongs to another notebook. */
-export function sectionOf(ctx: Context, nb: Notebook, sid: string, withResults = false): Section {
-  const s = ctx.notebooks.section(sid.toLowerCase(), withResults);
+export function sectionOf(ctx: Context, nb: Notebook, sid: string, read: ResultsRead = 'none'): Section {
+  const s = ctx.notebooks.section(sid.toLowerCase(), read);
   if (!s) throw notFound(`Section ${sid} not found in notebook "${nb.name}".`);
   if (s.notebook_id !== nb.id) throw badRequest(`Section ${sid} belongs to another notebook, not to "${nb.name}".`);
   return s;
@@ -302,7 +321,8 @@ export function updateSection(
     tags: input.tags === undefined ? undefined : normalizeTags(input.tags),
   };
   const updated = ctx.notebooks.updateSection(s.id, patch, actorName(a.p));
-  const { results: _omitted, ...withoutResults } = sectionView(updated);
+  // Results are not an edit: the event leaves them out (results_stored tells of those).
+  const { results_summary: _omitted, ...withoutResults } = sectionView(updated);
   publish(ctx, a, nb.id, 'section_updated', { section: withoutResults });
   return updated;
 }
@@ -342,7 +362,7 @@ export function reorderSections(ctx: Context, a: Actor, nb: Notebook, ids: strin
   return next;
 }
 
-/** Largest stored snapshot sent inside a live event; a bigger one is announced and read with the notebook. */
+/** Largest stored snapshot sent inside a live event; a bigger one is announced and read with GET …/results. */
 const MAX_EVENT_RESULTS = 1024 * 1024;
 
 /** Stores (or clears) a section's results snapshot (JSON text) and tells the readers. */
@@ -354,6 +374,7 @@ export function storeResults(ctx: Context, a: Actor, nb: Notebook, s: Section, r
     results_version: updated.results_version,
     updated_by: updated.updated_by,
     updated_at: updated.updated_at,
+    results_summary: sectionView(updated).results_summary,
     ...(inline ? { results: results === null ? null : JSON.parse(results) } : { results_omitted: true }),
   });
   return updated;

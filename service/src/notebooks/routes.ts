@@ -23,7 +23,6 @@ import {
   deleteNotebook,
   deleteSection,
   fullView,
-  fullViewJson,
   LIVE_KIND,
   notebookFor,
   notebookScope,
@@ -32,6 +31,7 @@ import {
   sectionOf,
   sectionView,
   setVariables,
+  storedResultsJson,
   storeResults,
   updateNotebook,
   updateSection,
@@ -173,9 +173,7 @@ export async function notebookRoutes(app: App, ctx: Context) {
     },
   );
 
-  app.get(`${base}/:id`, { config: authenticated, schema: { params: IdParams } }, async (req, reply) =>
-    reply.type('application/json; charset=utf-8').send(fullViewJson(ctx, notebookFor(ctx, req.principal!, req.params.id))),
-  );
+  app.get(`${base}/:id`, { config: authenticated, schema: { params: IdParams } }, async (req) => ok(fullView(ctx, notebookFor(ctx, req.principal!, req.params.id))));
 
   app.put(
     `${base}/:id`,
@@ -292,6 +290,18 @@ export async function notebookRoutes(app: App, ctx: Context) {
       }
       const text = results === null ? null : snapshotText(results as unknown as SnapshotInput, actorName(req.principal!));
       return ok(sectionView(storeResults(ctx, actor(req), nb, s, text)));
+    },
+  );
+
+  // The rows the notebook's answer leaves out (only each section's results_summary is there): the
+  // page reads them when the section comes into view. Readers of the notebook may read them.
+  app.get(
+    `${base}/:id/sections/:section_id/results`,
+    { config: authenticated, schema: { params: SectionParams, querystring: Type.Object({ offset: Type.Optional(Type.String()), limit: Type.Optional(Type.String()) }) } },
+    async (req, reply) => {
+      const { nb } = notebookFor(ctx, req.principal!, req.params.id);
+      const s = sectionOf(ctx, nb, req.params.section_id, 'full');
+      return reply.type('application/json; charset=utf-8').send(storedResultsJson(s, req.query));
     },
   );
 

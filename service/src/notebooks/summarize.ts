@@ -98,7 +98,7 @@ export function commentsMessages(tag: string, comments: Comment[]): ChatMessage[
 /** Writes a summary (see the header) and returns the ai_summary section that holds it. */
 export async function summarizeSection(ctx: Context, a: Actor, nb: Notebook, s: Section, signal?: AbortSignal): Promise<{ section: Section; model: string | null }> {
   if (s.section_type === 'ai_summary') {
-    const others = ctx.notebooks.sections(nb.id, true).filter((x) => x.section_type !== 'ai_summary');
+    const others = ctx.notebooks.sections(nb.id, 'full').filter((x) => x.section_type !== 'ai_summary');
     if (others.length === 0) throw badRequest(`Notebook "${nb.name}" has nothing to summarize yet: add notes, queries or comments first.`);
     const { text, model } = await ctx.ai.complete(notebookMessages(nb, others), { signal });
     // The summary replaces the section's text whatever was edited meanwhile: it was asked for.
@@ -106,7 +106,7 @@ export async function summarizeSection(ctx: Context, a: Actor, nb: Notebook, s: 
     if (!current) throw badRequest('The section was deleted while the model wrote its summary.');
     return { section: updateSection(ctx, a, nb, s.id, { version: current.version, content: text }), model };
   }
-  const withResults = ctx.notebooks.section(s.id, true)!;
+  const withResults = ctx.notebooks.section(s.id, 'full')!;
   if (!withResults.content.trim() && !withResults.results) throw badRequest(`Section "${s.title || s.id}" is empty: there is nothing to summarize.`);
   const { text, model } = await ctx.ai.complete(sectionMessages(nb, withResults), { signal });
   const position = ctx.notebooks.section(s.id)?.position ?? Number.MAX_SAFE_INTEGER;

@@ -21,9 +21,13 @@ export interface ContextComment {
   created_at: string;
 }
 
-/** A section's stored results (service/src/notebooks/results.ts). */
-export interface Snapshot {
-  results: Array<Record<string, unknown>>;
+/**
+ * What the notebook's answer says of a section's stored results: the snapshot without its rows and
+ * comments (service/src/notebooks/notebooks-logic.ts sectionView). The rows are read when the
+ * section comes into view (GET …/sections/{id}/results).
+ */
+export interface ResultsSummary {
+  /** Rows stored. */
   count: number;
   field_order: string[];
   is_aggregated: boolean;
@@ -37,6 +41,13 @@ export interface Snapshot {
   executed_at: string;
   executed_by: string;
   truncated: boolean;
+  /** comment_context: how many comments the snapshot holds. */
+  comment_count?: number;
+}
+
+/** A section's stored results whole (service/src/notebooks/results.ts). */
+export interface Snapshot extends Omit<ResultsSummary, 'comment_count'> {
+  results: Array<Record<string, unknown>>;
   comments?: ContextComment[];
 }
 
@@ -54,6 +65,13 @@ export interface Section {
   updated_by: string;
   created_at: string;
   updated_at: string;
+  /** Null when nothing is stored. */
+  results_summary: ResultsSummary | null;
+  /**
+   * The rows of `results_version` when the page already has them (its own run's answer, a live
+   * event); absent otherwise, and then read when the section comes into view. Never of another
+   * version: whatever changes results_version without rows drops them.
+   */
   results?: Snapshot | null;
 }
 
@@ -119,7 +137,14 @@ export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
       const cur = doc.sections.find((x) => x.id === s.id);
       if (!cur) return { reload: true };
       if (s.version <= cur.version) return { doc };
-      return { doc: { ...doc, sections: doc.sections.map((x) => (x.id === s.id ? { ...s, position: x.position, results: x.results, results_version: x.results_version } : x)) } };
+      return {
+        doc: {
+          ...doc,
+          sections: doc.sections.map((x) =>
+            x.id === s.id ? { ...s, position: x.position, results_summary: x.results_summary, results: x.results, results_version: x.results_version } : x,
+          ),
+        },
+      };
     }
     case 'section_deleted':
       return { doc: { ...doc, version: Math.max(doc.version, data.version ?? 0), sections: ordered(doc.sections.filter((x) => x.id !== data.id), data.order) } };
@@ -131,15 +156,18 @@ export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
       const cur = doc.sections.find((x) => x.id === data.section_id);
       if (!cur) return { reload: true };
       if (data.results_version <= cur.results_version) return { doc };
-      if (data.results_omitted) return { reload: true };
-      return {
-        doc: {
-          ...doc,
-          sections: doc.sections.map((x) =>
-            x.id === cur.id ? { ...x, results: data.results, results_version: data.results_version, updated_by: data.updated_by, updated_at: data.updated_at } : x,
-          ),
-        },
+      // Rows too large for an event are read by the section, as on opening.
+      const held = data.results_omitted ? undefined : (data.results as Snapshot | null);
+      const stored: Section = {
+        ...cur,
+        results_summary: data.results_summary ?? (held ? summaryOf(held) : null),
+        results: held,
+        results_version: data.results_version,
+        updated_by: data.updated_by,
+        updated_at: data.updated_at,
       };
+      if (held === undefined) delete stored.results;
+      return { doc: { ...doc, sections: doc.sections.map((x) => (x.id === cur.id ? stored : x)) } };
     }
     case 'variables_updated':
       if (data.version <= doc.version) return { doc };
@@ -154,6 +182,26 @@ export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
     default:
       return { doc };
   }
+}
+
+/** A snapshot's summary, as the service gives it beside a section. */
+export function summaryOf(snap: Snapshot): ResultsSummary {
+  const { results: _rows, comments, ...rest } = snap;
+  return comments ? { ...rest, comment_count: comments.length } : rest;
+}
+
+/**
+ * `cur` after the service answered a write with `next` (older answers change nothing). Rows `next`
+ * carries are taken; rows the page held stay only while they are of the same results_version.
+ */
+export function mergeSection(cur: Section, next: Section): Section {
+  if (next.version < cur.version) return cur;
+  const merged: Section = { ...cur, ...next };
+  if (next.results === undefined) {
+    if (next.results_version === cur.results_version && cur.results !== undefined) merged.results = cur.results;
+    else delete merged.results;
+  }
+  return merged;
 }
 
 /** Moves the section at `from` to `to` in an id list (drag and drop, Alt+arrows). */

@@ -66,6 +66,10 @@ export class NotebooksApi {
     const body = await res.json().catch(() => ({}));
     throw new RunError(typeof body.error === 'string' ? body.error : `The run failed (HTTP ${res.status}).`, res.status, body.error_pos);
   }
+  /** A section's stored results with their rows (null: none stored), as of `results_version`. */
+  storedResults(id: string, sid: string, signal?: AbortSignal): Promise<{ section_id: string; results_version: number; results: Snapshot | null }> {
+    return get(`/notebooks/${enc(id)}/sections/${enc(sid)}/results`, { signal });
+  }
   summarize(id: string, sid: string): Promise<{ section: Section; model: string | null }> {
     return post(`/notebooks/${enc(id)}/sections/${enc(sid)}/summarize`, {}, this.h);
   }
