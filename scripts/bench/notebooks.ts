@@ -18,7 +18,7 @@
 // Targets printed next to the figures: open under 500 ms; an edit in the other browser within 200 ms.
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, makeUser, passwordOf, signIn } from '../../tests/support/appliance.ts';
 import { signInWithForm, startBrowserTest, stopBrowserTest } from '../../tests/support/browser.ts';
 import { fmt, median } from './support.ts';
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     edits: { type: 'string', default: '20' },
     opens: { type: 'string', default: '10' },
     headed: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const EDITS = Number(args.edits);
@@ -86,6 +87,64 @@ function rows(n: number, seed: number): Array<Record<string, unknown>> {
   }));
 }
 
+// Open: all 50 sections in the page, and every result table in view drawn with its rows (tables
+// further down are drawn as they come near the view: see the scroll figure).
+const openReady = (p: Page) =>
+  p.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('article[data-section]')];
+      if (all.length !== 50) return false;
+      const inView = all.filter((s) => {
+        const r = s.getBoundingClientRect();
+        return s.getAttribute('data-type') === 'query' && r.top < innerHeight && r.bottom > 0;
+      });
+      return inView.length > 0 && inView.every((s) => s.querySelector('[role="grid"] [role="row"][data-i]'));
+    },
+    undefined,
+    { polling: 'raf', timeout: 30_000 },
+  );
+
+/**
+ * --profile: one more open from the list under Chromium's tracing and V8's sampling profiler; prints
+ * where the page's main thread spent its time: by kind of work (script, style, layout, paint: the
+ * trace's events, inclusive) and by function (self time; build the UI with
+ * `npx vite build renderer --minify false` for names).
+ */
+async function profileOpen(page: Page, cdp: CDPSession): Promise<void> {
+  await page.evaluate(() => (location.hash = '#/notebooks'));
+  await page.getByRole('table', { name: 'Notebooks' }).getByRole('link', { name: 'Fifty sections' }).waitFor();
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+  await page.context().browser()!.startTracing(page, { categories: ['devtools.timeline'] });
+  await cdp.send('Profiler.start');
+  await page.evaluate(() => (document.querySelector('table[aria-label="Notebooks"] a') as HTMLAnchorElement).click());
+  await openReady(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+  const { profile } = await cdp.send('Profiler.stop');
+  const trace = JSON.parse((await page.context().browser()!.stopTracing()).toString('utf8')) as { traceEvents: Array<{ name: string; ph: string; dur?: number; tid: number; pid: number; args?: any }> };
+  const main = trace.traceEvents.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const byKind = new Map<string, { ms: number; n: number }>();
+  for (const e of trace.traceEvents) {
+    if (!main || e.pid !== main.pid || e.tid !== main.tid || e.ph !== 'X' || !e.dur) continue;
+    const k = byKind.get(e.name) ?? { ms: 0, n: 0 };
+    k.ms += e.dur / 1000;
+    k.n++;
+    byKind.set(e.name, k);
+  }
+  console.log('\n  --profile: the main thread during one open, by trace event (inclusive ms, count)');
+  for (const [k, v] of [...byKind].sort((x, y) => y[1].ms - x[1].ms).slice(0, 14)) console.log(`    ${v.ms.toFixed(1).padStart(7)}  ${String(v.n).padStart(4)}  ${k}`);
+  const dt = new Map<number, number>();
+  profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + profile.timeDeltas![i]! / 1000));
+  const byFn = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + (dt.get(n.id) ?? 0));
+  }
+  console.log('  by function (self ms; (program) is the browser\'s own work: style, layout, paint)');
+  for (const [k, t] of [...byFn].sort((x, y) => y[1] - x[1]).filter(([k]) => !k.startsWith('(idle)')).slice(0, 20)) console.log(`    ${t.toFixed(1).padStart(7)}  ${k}`);
+}
+
 const { a, browser } = await startBrowserTest({ headless: !args.headed });
 try {
   const admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
@@ -118,22 +177,7 @@ try {
   await page.goto(`${a.url}/#/notebooks`);
   await signInWithForm(page);
   await page.getByRole('heading', { name: 'Notebooks', level: 1 }).waitFor();
-  // Open: all 50 sections in the page, and every result table in view drawn with its rows (tables
-  // further down are drawn as they come near the view: see the scroll figure).
-  const ready = (p: Page) =>
-    p.waitForFunction(
-      () => {
-        const all = [...document.querySelectorAll('article[data-section]')];
-        if (all.length !== 50) return false;
-        const inView = all.filter((s) => {
-          const r = s.getBoundingClientRect();
-          return s.getAttribute('data-type') === 'query' && r.top < innerHeight && r.bottom > 0;
-        });
-        return inView.length > 0 && inView.every((s) => s.querySelector('[role="grid"] [role="row"][data-i]'));
-      },
-      undefined,
-      { polling: 'raf', timeout: 30_000 },
-    );
+  const ready = openReady;
   const allTables = (p: Page) =>
     p.waitForFunction(() => document.querySelectorAll('article[data-section][data-type="query"] [role="grid"] [role="row"][data-i]').length > 0 &&
       [...document.querySelectorAll('article[data-section][data-type="query"]')].every((s) => s.querySelector('[role="grid"] [role="row"][data-i]')), undefined, { polling: 'raf', timeout: 30_000 });
@@ -168,6 +212,7 @@ try {
     await allTables(page);
     scrolled.push((await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))))) - s0);
   }
+  if (args.profile) await profileOpen(page, cdp);
   const cold: number[] = [];
   for (let i = 0; i < Math.min(OPENS, 5); i++) {
     await page.goto('about:blank'); // else only the hash would change: no new document
