@@ -237,9 +237,12 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   assert.equal(await rows(page).count() > 0, true);
   await page.getByRole('button', { name: 'Live' }).click();
 
-  // ---- a query in progress shows its progress and can be cancelled (the stream is held back here)
+  // ---- a query in progress shows its progress and can be cancelled (the stream is held back here
+  // until the cancel has been seen, however slow the machine)
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
   await page.route('**/api/v1/query/stream', async (route) => {
-    await new Promise((r) => setTimeout(r, 3000));
+    await held;
     await route.continue().catch(() => undefined); // cancelled meanwhile
   });
   await page.keyboard.press('Control+Enter');
@@ -247,6 +250,7 @@ test('search workspace: empty default range offers the span, drag-zoom, live tai
   await page.getByRole('button', { name: 'Cancel' }).click();
   await page.waitForFunction(() => /Cancelled after 0 rows/.test(document.querySelector('.toolbar [role="status"]')?.textContent ?? ''));
   await page.getByRole('button', { name: 'Run' }).waitFor();
+  release();
   await page.unroute('**/api/v1/query/stream');
 
   // ---- the session ends: sign-in, then the same view
