@@ -2,6 +2,7 @@
 // listener. Used by the headless entry (main.ts), the Electron shell and the tests alike.
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ActionsStore } from './alerts/actions/actions-store.ts';
 import { AlertsStore } from './alerts/alerts-store.ts';
@@ -88,6 +89,8 @@ export interface Appliance {
   ingest: Ingest;
   /** The alert scheduler and its delivery outbox. */
   alertEngine: AlertEngine;
+  /** Where the metrics listener answers (its real port when SVC_METRICS_ADDR asked for 0); null while metrics are off. */
+  metricsUrl: string | null;
   /** Every route the service answers (method and URL pattern): what the fuzz tests walk. */
   routes: readonly RouteEntry[];
   stop(): Promise<void>;
@@ -224,7 +227,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const port = (app.server.address() as { port: number }).port;
   let metricsServer: Server | null = null;
 
-  const localHost = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const localHost = dialable(config.host);
   let stopping: Promise<void> | null = null;
   const appliance: Appliance = {
     config,
@@ -235,6 +238,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     ingest,
     alertEngine,
     routes,
+    metricsUrl: null,
     stop() {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
@@ -255,6 +259,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   if (config.metricsEnabled) {
     try {
       metricsServer = await ctx.metrics.listen(config.metricsHost, config.metricsPort);
+      appliance.metricsUrl = `http://${dialable(config.metricsHost)}:${(metricsServer.address() as AddressInfo).port}/metrics`;
     } catch (err) {
       // Start-up fails as a whole: release the API port, the engine and the database again.
       await appliance.stop();
@@ -262,4 +267,9 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     }
   }
   return appliance;
+}
+
+/** The address to reach a listener bound to `host` from this machine (a wildcard means loopback). */
+function dialable(host: string): string {
+  return ['0.0.0.0', '::', ''].includes(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 }

@@ -108,12 +108,13 @@ function httpUrl(env: Env, name: string): string | undefined {
 }
 
 /** Accepts ":9090", "9090", "127.0.0.1:9090", "[::1]:9090". */
+/** host:port or :port; port 0 lets the system pick a free one (the start-up lines print it). */
 function listenAddress(env: Env, name: string, def: string): { host: string; port: number } {
   const raw = read(env, name) ?? def;
   const m = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(raw);
   const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 1 && port <= 65535)) {
-    throw new ConfigError(`${name} must be host:port or :port with a port from 1 to 65535, got "${raw}"`);
+  if (!m || !(port >= 0 && port <= 65535)) {
+    throw new ConfigError(`${name} must be host:port or :port with a port from 0 (any free port) to 65535, got "${raw}"`);
   }
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }

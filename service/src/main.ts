@@ -22,7 +22,7 @@ async function main() {
   out(`  UI and API:   ${appliance.url}/`);
   out(`  Ingest:       ${appliance.url}/api/v1/ingest  (also /_bulk and /v1/logs)`);
   out(`  Storage:      ${config.clickhouse ? `ClickHouse at ${redactedUrl(config.clickhouse.url)}` : 'embedded ClickHouse'}, data in ${config.dataDir}`);
-  if (config.metricsEnabled) out(`  Metrics:      http://${config.metricsHost}:${config.metricsPort}/metrics`);
+  if (appliance.metricsUrl) out(`  Metrics:      ${appliance.metricsUrl}`);
   const first = appliance.firstStart;
   if (first) {
     out('');

@@ -225,8 +225,11 @@ describe('metrics', () => {
   });
 
   test('with SVC_METRICS_ENABLED=true the metrics listener serves request counts by route pattern and process metrics', async () => {
-    const port = await freePort();
-    await restart({ SVC_METRICS_ENABLED: 'true', SVC_METRICS_ADDR: `127.0.0.1:${port}` });
+    // Port 0: the system picks a free port, which the appliance reports (no port chosen beforehand to race for).
+    await restart({ SVC_METRICS_ENABLED: 'true', SVC_METRICS_ADDR: '127.0.0.1:0' });
+    const metricsUrl = new URL(app.metricsUrl!);
+    const port = Number(metricsUrl.port);
+    assert.ok(port > 0 && metricsUrl.pathname === '/metrics', `metrics at ${app.metricsUrl}`);
     assert.equal(await isListening(port), true);
 
     const fractals = expectOk<Array<{ id: string; name: string }>>(await admin.get('/api/v1/fractals'));
