@@ -221,6 +221,20 @@ try {
     const t = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))));
     cold.push(t); // from the navigation's start (performance's time origin)
   }
+  if (args.profile) {
+    // The last full load's requests on the page's clock: what the app's start waits for.
+    const entries = await page.evaluate(() =>
+      [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map((e) => ({
+        name: e.name.replace(location.origin, ''),
+        start: e.startTime,
+        end: (e as PerformanceResourceTiming).responseEnd,
+        size: (e as PerformanceResourceTiming).encodedBodySize,
+      })),
+    );
+    const marks = await page.evaluate(() => performance.getEntriesByType('paint').map((e) => `${e.name} ${e.startTime.toFixed(0)}`));
+    console.log(`\n  --profile: the last full load (rendered at ${cold.at(-1)!.toFixed(0)} ms; ${marks.join(', ')})`);
+    for (const e of entries) console.log(`    ${e.start.toFixed(0).padStart(6)} → ${e.end.toFixed(0).padStart(6)} ms  ${String(Math.round(e.size / 1024)).padStart(5)} KiB  ${e.name.slice(0, 90)}`);
+  }
   await page.close();
 
   // ---- 2. edit latency ------------------------------------------------------------------------------
