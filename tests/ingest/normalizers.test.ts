@@ -88,6 +88,9 @@ describe('the shipped default normalizer', () => {
       PID: '4242',
       PRIORITY: 'notice',
       FACILITY: 'auth',
+      LEVEL_NUM: '5',
+      FACILITY_NUM: '4',
+      PRI: '37',
       MESSAGE: 'Accepted publickey for ann',
       SOURCEIP: '10.9.9.9',
     };
@@ -98,6 +101,7 @@ describe('the shipped default normalizer', () => {
     assert.equal(r!.fields.proc_id, '4242');
     assert.equal(r!.fields.severity_name, 'notice');
     assert.equal(r!.fields.facility_name, 'auth');
+    assert.deepEqual([r!.fields.severity, r!.fields.facility, r!.fields.priority], ['5', '4', '37'], 'numeric macros on the parser names');
     assert.equal(r!.fields.message, 'Accepted publickey for ann');
     assert.equal(r!.fields.src_ip, '10.9.9.9');
     assert.equal(r!.timestamp, '2026-03-04 05:06:07.000000000');

@@ -95,3 +95,34 @@ test('token rule lists become normalizers that name fields exactly as the rules 
     await a.dispose();
   }
 });
+
+test("an install made before the default mapped syslog-ng's numeric macros gets them, where the admin has not mapped those names already", async () => {
+  const before = mkdtempSync(path.join(tmpdir(), 'svc-norm-syslog-ng-'));
+  const version = SQLITE_MIGRATIONS.find((m) => m.name === 'default normalizer: syslog-ng numeric names')!.version;
+  const db = new Database(path.join(before, 'metadata.sqlite'));
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of SQLITE_MIGRATIONS.filter((x) => x.version < version)) {
+    db.exec(m.sql);
+    m.run?.(db);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+  }
+  // The default as it shipped before, with one change of the admin's own: PRI kept under its name.
+  const old = JSON.parse((db.prepare("SELECT field_mappings FROM normalizers WHERE name = 'Default'").get() as { field_mappings: string }).field_mappings) as Array<{ sources: string[]; target: string }>;
+  for (const m of old) m.sources = m.sources.filter((x) => !['LEVEL_NUM', 'FACILITY_NUM', 'PRI'].includes(x));
+  old.push({ sources: ['PRI'], target: 'pri_number' });
+  db.prepare("UPDATE normalizers SET field_mappings = ?, version = 3 WHERE name = 'Default'").run(JSON.stringify(old));
+  db.close();
+
+  const a = await startTestAppliance({}, before);
+  try {
+    const def = a.context.normalizers.list().find((n) => n.name === 'Default')!;
+    const sourcesOf = (target: string) => def.field_mappings.filter((m) => m.target === target).flatMap((m) => m.sources);
+    assert.ok(sourcesOf('severity').includes('LEVEL_NUM'));
+    assert.ok(sourcesOf('facility').includes('FACILITY_NUM'));
+    assert.ok(!sourcesOf('priority').includes('PRI'), "the admin's own mapping of PRI stands");
+    assert.deepEqual(sourcesOf('pri_number'), ['PRI']);
+    assert.equal(def.version, 4, 'an edit of the normalizer: its version moves on');
+  } finally {
+    await a.dispose();
+  }
+});

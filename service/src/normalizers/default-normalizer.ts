@@ -50,10 +50,11 @@ export const DEFAULT_NORMALIZER: NormalizerDefinition = {
     { sources: ['MSGID', 'msgid'], target: 'msg_id' },
     { sources: ['PRIORITY', 'LEVEL', 'syslogseverity-text', 'syslogpriority-text'], target: 'severity_name' },
     { sources: ['FACILITY', 'syslogfacility-text'], target: 'facility_name' },
-    // rsyslog properties
-    { sources: ['syslogseverity', 'syslogpriority'], target: 'severity' },
-    { sources: ['syslogfacility'], target: 'facility' },
-    { sources: ['pri'], target: 'priority' },
+    // rsyslog properties, and syslog-ng's numeric macros beside them (migration 12 adds those to
+    // installs made before)
+    { sources: ['syslogseverity', 'syslogpriority', 'LEVEL_NUM'], target: 'severity' },
+    { sources: ['syslogfacility', 'FACILITY_NUM'], target: 'facility' },
+    { sources: ['pri', 'PRI'], target: 'priority' },
   ],
   value_mappings: [],
   timestamp_fields: ['ISODATE', 'DATE', 'timereported'],

@@ -1,6 +1,7 @@
 // Versioned metadata schema. Never edit an applied migration: add the next version.
 // A migration may also `run` code after its SQL, in the same transaction, where rows must be
 // rewritten (a rewrite the code of a domain does: that code must then stay as it was too).
+import { addSyslogNgNumbersToDefault } from '../normalizers/migrate-default-syslog-ng.ts';
 import { migrateTokenRules } from '../normalizers/migrate-token-rules.ts';
 import type { Db } from './sqlite.ts';
 
@@ -659,5 +660,13 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
       );
       CREATE INDEX imports_fractal ON imports(fractal_id, created_at);
     `,
+  },
+  {
+    version: 12,
+    name: 'default normalizer: syslog-ng numeric names',
+    // The shipped default maps syslog-ng's LEVEL_NUM, FACILITY_NUM and PRI (normalizers/
+    // migrate-default-syslog-ng.ts), where no mapping of it takes those names already.
+    sql: '',
+    run: addSyslogNgNumbersToDefault,
   },
 ];
