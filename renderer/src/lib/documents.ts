@@ -1,8 +1,10 @@
 // What the pages of notebooks and dashboards (documents of a fractal or prism, edited together
-// live) share: their time ranges as the service resolves them, variable names, and the initials and
-// colour of the people in a presence list. Pure: tests/ui/notebooks.test.ts, tests/ui/dashboards.test.ts.
+// live) share: their time ranges as the service resolves them, variable names, the initials and
+// colour of the people in a presence list, and the live events every document has (its variables,
+// its fields, its deletion). Pure: tests/ui/notebooks.test.ts, tests/ui/dashboards.test.ts.
 
 import type { Selection } from './api.ts';
+import type { Applied } from './live/follow.ts';
 
 /** The fractal or prism a request names, as the API's query strings and bodies take it. */
 export interface Scoped {
@@ -70,4 +72,27 @@ export function queryWindow(nb: RangeFields, now = new Date()): { start: string;
   if (nb.time_range === 'custom' && nb.start && nb.end) return { start: nb.start, end: nb.end };
   const ms = PRESET_MS[nb.time_range] ?? PRESET_MS['30d']!;
   return { start: new Date(now.getTime() - ms).toISOString(), end: now.toISOString() };
+}
+
+/**
+ * The events every kind of document ("notebook", "dashboard") has: its variables, its own fields
+ * (`<kind>_updated`) and its deletion (`<kind>_deleted`). Variables and fields apply only when newer
+ * than the page's version (its own echo and replays change nothing). Null for any other event: the
+ * kind's model applies those.
+ */
+export function applyDocumentEvent<D extends { version: number; variables: Variable[] }>(kind: string, doc: D, type: string, data: any): Applied<D> | null {
+  switch (type) {
+    case 'variables_updated':
+      if (data.version <= doc.version) return { doc };
+      return { doc: { ...doc, variables: data.variables, version: data.version } };
+    case `${kind}_updated`: {
+      if (data.version <= doc.version) return { doc };
+      const { id: _id, ...fields } = data;
+      return { doc: { ...doc, ...fields } };
+    }
+    case `${kind}_deleted`:
+      return { deleted: true, by: data.by ?? 'someone' };
+    default:
+      return null;
+  }
 }

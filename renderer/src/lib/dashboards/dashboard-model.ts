@@ -2,7 +2,7 @@
 // grid on screen (pointer and keys to cells, the row height that fits a wall screen). Where widgets
 // go when one moves is grid.ts's rule, the service's own. Pure: tests/ui/dashboards.test.ts.
 import { CHART_NAMES } from '../charts/spec.ts';
-import type { RangeFields, Variable } from '../documents.ts';
+import { applyDocumentEvent, type RangeFields, type Variable } from '../documents.ts';
 import type { Applied as LiveApplied } from '../live/follow.ts';
 import { appendFilter, filterClause } from '../search/query-text.ts';
 import { isPreset } from '../search/time.ts';
@@ -146,11 +146,6 @@ export function withCells(widgets: Widget[], boxes: Box[]): Widget[] {
     .sort(byCells);
 }
 
-const dashboardFields = (d: Partial<DashboardFields>): Partial<DashboardFields> => {
-  const { id: _id, ...rest } = d;
-  return rest;
-};
-
 /** The dashboard after one live event (or a request to read it again). */
 export function applyEvent(doc: DashboardDoc, type: string, data: any): Applied {
   switch (type) {
@@ -181,19 +176,11 @@ export function applyEvent(doc: DashboardDoc, type: string, data: any): Applied 
       if (cur.result && !cur.result.stale && cur.result.executed_at > r.executed_at) return { doc };
       return { doc: { ...doc, widgets: doc.widgets.map((x) => (x.id === cur.id ? { ...x, result: r } : x)) } };
     }
-    case 'variables_updated':
-      if (data.version <= doc.version) return { doc };
-      return { doc: { ...doc, variables: data.variables, version: data.version } };
     case 'refresh_interval_updated':
       if (data.version <= doc.version) return { doc };
       return { doc: { ...doc, refresh_interval_s: data.refresh_interval_s, version: data.version } };
-    case 'dashboard_updated':
-      if (data.version <= doc.version) return { doc };
-      return { doc: { ...doc, ...dashboardFields(data) } };
-    case 'dashboard_deleted':
-      return { deleted: true, by: data.by ?? 'someone' };
     default:
-      return { doc };
+      return applyDocumentEvent('dashboard', doc, type, data) ?? { doc };
   }
 }
 

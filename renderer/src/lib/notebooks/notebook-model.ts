@@ -5,7 +5,7 @@
 
 export type SectionType = 'markdown' | 'query' | 'ai_summary' | 'comment_context';
 
-import type { Variable } from '../documents.ts';
+import { applyDocumentEvent, type Variable } from '../documents.ts';
 import type { Applied as LiveApplied } from '../live/follow.ts';
 
 export type { Variable };
@@ -116,11 +116,6 @@ function ordered(sections: Section[], order: string[] | undefined): Section[] {
   });
 }
 
-const notebookFields = (d: Partial<NotebookFields>): Partial<NotebookFields> => {
-  const { id: _id, ...rest } = d;
-  return rest;
-};
-
 /** The document after one live event (or a request to read it again). */
 export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
   switch (type) {
@@ -169,18 +164,10 @@ export function applyEvent(doc: NotebookDoc, type: string, data: any): Applied {
       if (held === undefined) delete stored.results;
       return { doc: { ...doc, sections: doc.sections.map((x) => (x.id === cur.id ? stored : x)) } };
     }
-    case 'variables_updated':
-      if (data.version <= doc.version) return { doc };
-      return { doc: { ...doc, variables: data.variables, version: data.version } };
-    case 'notebook_updated':
-      if (data.version <= doc.version) return { doc };
-      return { doc: { ...doc, ...notebookFields(data) } };
     case 'notebook_replaced':
       return { reload: true };
-    case 'notebook_deleted':
-      return { deleted: true, by: data.by ?? 'someone' };
     default:
-      return { doc };
+      return applyDocumentEvent('notebook', doc, type, data) ?? { doc };
   }
 }
 
