@@ -1,12 +1,15 @@
 // Debian's real rsyslog and syslog-ng, started in the foreground with a private configuration,
 // pid, state and socket files in a temporary folder, fed RFC 5424 lines over TCP at a given pace.
 // scripts/install-test-shippers.sh (run by .ci/run) puts them in place: rsyslog installed,
-// syslog-ng unpacked into SVC_TEST_SYSLOG_NG_DIR when the package is not installed.
+// syslog-ng unpacked into SVC_TEST_SYSLOG_NG_DIR when the package is not installed. shipperSuite is
+// the frame of the tests under tests/shippers/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
+import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from './appliance.ts';
 
 export interface Daemon {
   /** Where the daemon takes RFC 5424 lines (TCP, one per line). */
@@ -158,4 +161,30 @@ export async function feed(port: number, lines: string[], perSecond: number): Pr
     await new Promise((r) => setTimeout(r, 10));
   }
   await new Promise<void>((r) => sock.end(() => r()));
+}
+
+/**
+ * The shipper tests' common frame: one appliance and its admin for the file, and the daemons each
+ * test starts (with `startDaemon`), all stopped after the last test.
+ */
+export function shipperSuite(startDaemon: (config: string) => Promise<Daemon>) {
+  const daemons: Daemon[] = [];
+  const suite = {
+    a: undefined as unknown as TestAppliance,
+    admin: undefined as unknown as Client,
+    async start(config: string): Promise<Daemon> {
+      const d = await startDaemon(config);
+      daemons.push(d);
+      return d;
+    },
+  };
+  before(async () => {
+    suite.a = await startTestAppliance();
+    suite.admin = await signIn(suite.a.url, 'admin', ADMIN_PASSWORD);
+  });
+  after(async () => {
+    for (const d of daemons) await d.stop();
+    await suite.a?.dispose();
+  });
+  return suite;
 }
