@@ -1,6 +1,6 @@
 // Assembles the appliance: stores, first start, HTTP app with every domain's routes, metrics
 // listener. Used by the headless entry (main.ts), the Electron shell and the tests alike.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,6 +15,10 @@ import { ApiKeysStore } from './auth/api-keys-store.ts';
 import { LoginLimiter } from './auth/login-limiter.ts';
 import { RoleResolver } from './auth/roles.ts';
 import { authRoutes } from './auth/routes.ts';
+import { exportFile } from './cases/case-export.ts';
+import { CaseJobs } from './cases/case-jobs.ts';
+import { noCustody } from './cases/custody-link.ts';
+import { caseRoutes } from './cases/routes.ts';
 import { SESSION_COOKIE, SessionStore } from './auth/sessions.ts';
 import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
@@ -202,6 +206,12 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   }
   await app.register(ingestScope([ingestRoutes, bulkRoutes, otlpRoutes]), { ctx, pipeline: ingest });
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
+  // Case jobs live in memory: archives and uploads of a previous run are unreachable, so removed.
+  rmSync(path.join(config.dataDir, 'cases'), { recursive: true, force: true });
+  const caseJobs = new CaseJobs((job) => {
+    if (job.kind === 'export') rmSync(exportFile(ctx, job.id), { force: true });
+  });
+  await app.register(caseRoutes as never, { ctx, jobs: caseJobs, custody: noCustody });
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
   await app.register(custodyRoutes as never, { custody: ctx.custody });
@@ -244,6 +254,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them
         await app.close(); // no new requests; then everything accepted goes into storage
         await syslogListeners.stopAll(); // what they read goes into the queue before it drains
+        await caseJobs.stop(); // a running case import removes what it stored while storage is open
         ctx.feedScheduler.stop();
         await waitForSyncs(); // a sync holds the metadata store until it has recorded its outcome
         await alertEngine.stop();

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ScopeType } from '../auth/principal.ts';
 import type { Db } from '../storage/sqlite.ts';
+import { insertStoredRow, type StoredRow } from '../storage/stored-rows.ts';
 
 import { ACTION_KINDS, type ActionKind, type Severity } from './alert-terms.ts';
 
@@ -115,6 +116,24 @@ export class AlertsStore {
   /** What the engine evaluates each tick. */
   enabled(): Alert[] {
     return this.select('enabled = 1');
+  }
+
+  // ---- case archives (cases/) ------------------------------------------------------------------
+
+  /** A fractal's alerts exactly as stored (their action links stay behind: actions and their secrets are this appliance's). */
+  caseRecords(fractalId: string): StoredRow[] {
+    return this.db.prepare('SELECT * FROM alerts WHERE fractal_id = ? ORDER BY created_at, id').all(fractalId) as StoredRow[];
+  }
+
+  /**
+   * Recreates an exported alert in `fractalId` under a new id, cursor and history as they were, so
+   * it does not evaluate the imported logs again; without actions, and no longer tied to a feed of
+   * the other appliance. Inside the import's transaction.
+   */
+  restoreCaseRecord(fractalId: string, row: StoredRow): string {
+    const id = randomUUID();
+    insertStoredRow(this.db, 'alerts', { ...row, id, fractal_id: fractalId, prism_id: null, feed_id: null });
+    return id;
   }
 
   private writeLinks(id: string, actions: ActionIds): void {

@@ -5,6 +5,7 @@
 // one transaction, so after a crash either all of them happened or none did.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../storage/sqlite.ts';
+import { insertStoredRow, type StoredRow } from '../storage/stored-rows.ts';
 import type { ActionKind } from './alerts-store.ts';
 
 /** What a firing hands its actions: enough to render any of them later, after a restart too. */
@@ -96,6 +97,32 @@ export class ExecutionsStore {
       `INSERT INTO alert_throttles (alert_id, throttle_key, until) VALUES (?, ?, ?) ON CONFLICT(alert_id, throttle_key) DO UPDATE SET until = excluded.until`,
     );
     for (const k of keys) put.run(alertId, k, until);
+  }
+
+  // ---- case archives (cases/) ------------------------------------------------------------------
+
+  /** An alert's firings with their deliveries, exactly as stored, oldest first. */
+  caseRecords(alertId: string): Array<{ execution: StoredRow; deliveries: StoredRow[] }> {
+    const executions = this.db.prepare('SELECT * FROM alert_executions WHERE alert_id = ? ORDER BY triggered_at, id').all(alertId) as StoredRow[];
+    const deliveries = this.db.prepare('SELECT * FROM alert_deliveries WHERE execution_id = ? ORDER BY created_at, id');
+    return executions.map((execution) => ({ execution, deliveries: deliveries.all(execution.id) as StoredRow[] }));
+  }
+
+  /**
+   * Recreates an exported firing for the imported alert `alertId` of `fractalId`: new ids, the
+   * payload's alert and fractal pointed at the new ones, deliveries as they ended. A delivery
+   * still pending when the case left is recorded as failed here: this appliance has none of the
+   * other's actions, and its outbox must not send it. Inside the import's transaction.
+   */
+  restoreCaseRecord(alertId: string, fractalId: string, record: { execution: StoredRow; deliveries: StoredRow[] }): void {
+    const id = randomUUID();
+    let payload = record.execution.payload;
+    if (typeof payload === 'string') payload = JSON.stringify({ ...(JSON.parse(payload) as FiringPayload), alert_id: alertId, fractal_id: fractalId, prism_id: null });
+    insertStoredRow(this.db, 'alert_executions', { ...record.execution, id, alert_id: alertId, payload });
+    for (const d of record.deliveries) {
+      const open: StoredRow = d.status === 'pending' ? { status: 'failed', error: 'Not delivered before the case was exported from the other appliance.', finished_at: new Date().toISOString() } : {};
+      insertStoredRow(this.db, 'alert_deliveries', { ...d, ...open, id: randomUUID(), execution_id: id });
+    }
   }
 
   // ---- the outbox ---------------------------------------------------------------------------------

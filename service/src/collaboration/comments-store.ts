@@ -6,6 +6,7 @@
 // every statement has a fixed number of bound parameters whatever the list length.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../storage/sqlite.ts';
+import { insertStoredRow, type StoredRow } from '../storage/stored-rows.ts';
 
 export type AuthorType = 'user' | 'api_key';
 
@@ -215,6 +216,32 @@ export class CommentsStore {
     return (this.db.prepare(`SELECT DISTINCT c.log_id FROM comments c WHERE ${where}`).all(...params) as Array<{ log_id: string }>).map(
       (r) => r.log_id,
     );
+  }
+
+  // ---- case archives (cases/) ------------------------------------------------------------------
+
+  /** Every comment of a fractal as stored, with its tags, oldest first: a case export reads them in pages. */
+  caseRecords(fractalId: string, after: { created_at: string; id: string } | null, limit: number): Array<StoredRow & { tags: string[] }> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${COLUMNS} FROM comments WHERE fractal_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+      )
+      .all(fractalId, after?.created_at ?? '', after?.id ?? '', limit) as CommentRow[];
+    return this.withTags(rows) as unknown as Array<StoredRow & { tags: string[] }>;
+  }
+
+  /**
+   * Recreates an exported comment in `fractalId` under a new id, times and author name as they
+   * were; the author's user or key id is left empty (they belong to the other appliance). Call
+   * inside the import's transaction.
+   */
+  restoreCaseRecord(fractalId: string, record: StoredRow & { tags: unknown }): void {
+    const { tags, ...row } = record;
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new Error('A comment\'s tags are not a list of text.');
+    const id = randomUUID();
+    const content = String(row.content ?? '');
+    insertStoredRow(this.db, 'comments', { ...row, id, fractal_id: fractalId, content_folded: foldCase(content), author_user_id: null, author_key_id: null });
+    this.insertTags(id, fractalId, tags as string[]);
   }
 
   private filterSql(fractalIds: string[], filter: CommentFilter): { where: string; params: unknown[] } {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope, StoredRange, Variable } from '../shared/documents.ts';
 import type { Db } from '../storage/sqlite.ts';
+import { insertStoredRow, type StoredRow } from '../storage/stored-rows.ts';
 import type { Box, Cells } from './grid.ts';
 
 export interface Dashboard extends StoredRange {
@@ -321,6 +322,38 @@ export class DashboardsStore {
   }
 
   // ---- inside -------------------------------------------------------------------------------------
+
+  // ---- case archives (cases/) ------------------------------------------------------------------
+
+  /** The ids of a fractal's dashboards, oldest first: a case export reads them one at a time. */
+  caseIds(fractalId: string): string[] {
+    return (this.db.prepare('SELECT id FROM dashboards WHERE fractal_id = ? ORDER BY created_at, id').all(fractalId) as Array<{ id: string }>).map((r) => r.id);
+  }
+
+  /** A dashboard and its widgets (with their last results) exactly as stored; shared links stay behind (their tokens are this appliance's). */
+  caseRecord(id: string): { dashboard: StoredRow; widgets: StoredRow[] } | undefined {
+    const dashboard = this.db.prepare('SELECT * FROM dashboards WHERE id = ?').get(id) as StoredRow | undefined;
+    if (!dashboard) return undefined;
+    const widgets = this.db.prepare('SELECT * FROM dashboard_widgets WHERE dashboard_id = ? ORDER BY pos_y, pos_x, id').all(id) as StoredRow[];
+    return { dashboard, widgets };
+  }
+
+  /** Recreates an exported dashboard in `fractalId`, new ids for it and its widgets. Inside the import's transaction. */
+  restoreCaseRecord(fractalId: string, record: { dashboard: StoredRow; widgets: StoredRow[] }): string {
+    const id = randomUUID();
+    insertStoredRow(this.db, 'dashboards', { ...record.dashboard, id, fractal_id: fractalId, prism_id: null });
+    for (const w of record.widgets) {
+      const widgetId = randomUUID();
+      // Stored results name the widget they belong to.
+      let results = w.results;
+      if (typeof results === 'string') {
+        const parsed = JSON.parse(results) as { widget_id?: unknown };
+        if (parsed?.widget_id === w.id) results = JSON.stringify({ ...parsed, widget_id: widgetId });
+      }
+      insertStoredRow(this.db, 'dashboard_widgets', { ...w, id: widgetId, dashboard_id: id, results });
+    }
+    return id;
+  }
 
   private insertWidget(dashboardId: string, w: NewWidget, by: string, t: string): string {
     const id = randomUUID();

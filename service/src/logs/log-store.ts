@@ -138,6 +138,19 @@ export class LogStore {
     return new Set(((await rs.json()) as Array<{ id: string }>).map((r) => r.id));
   }
 
+  /**
+   * Every stored log of a fractal in time order as text columns (a case export): the times to the
+   * nanosecond, `fields_text` as stored. Streamed: a fractal of any size passes through in chunks.
+   */
+  async *streamCaseEvents(fractalId: string, signal?: AbortSignal): AsyncGenerator<Array<[string, string, string, string, string]>> {
+    yield* this.ch.streamRows(
+      `SELECT toString(log_id), toString(timestamp), toString(ingest_timestamp), raw, fields_text
+       FROM ${this.logs} WHERE fractal_id = {fid:UUID} ORDER BY timestamp, log_id`,
+      { fid: fractalId },
+      { signal },
+    ) as AsyncIterable<Array<[string, string, string, string, string]>>;
+  }
+
   /** Retention: drops logs whose event time is older than `days`. */
   async deleteOlderThan(fractalId: string, days: number): Promise<void> {
     await this.ch.client.command({

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope, Variable } from '../shared/documents.ts';
 import type { Db } from '../storage/sqlite.ts';
+import { insertStoredRow, type StoredRow } from '../storage/stored-rows.ts';
 
 export type { Scope, Variable };
 
@@ -295,6 +296,29 @@ export class NotebooksStore {
          WHERE s.notebook_id = ? GROUP BY j.value ORDER BY count DESC, tag`,
       )
       .all(notebookId) as Array<{ tag: string; count: number }>;
+  }
+
+  // ---- case archives (cases/) ------------------------------------------------------------------
+
+  /** The ids of a fractal's notebooks, oldest first: a case export reads them one at a time. */
+  caseIds(fractalId: string): string[] {
+    return (this.db.prepare('SELECT id FROM notebooks WHERE fractal_id = ? ORDER BY created_at, id').all(fractalId) as Array<{ id: string }>).map((r) => r.id);
+  }
+
+  /** A notebook and its sections (with their stored results) exactly as stored. */
+  caseRecord(id: string): { notebook: StoredRow; sections: StoredRow[] } | undefined {
+    const notebook = this.db.prepare('SELECT * FROM notebooks WHERE id = ?').get(id) as StoredRow | undefined;
+    if (!notebook) return undefined;
+    const sections = this.db.prepare('SELECT * FROM notebook_sections WHERE notebook_id = ? ORDER BY position').all(id) as StoredRow[];
+    return { notebook, sections };
+  }
+
+  /** Recreates an exported notebook in `fractalId`, new ids for it and its sections, everything else as it was. Inside the import's transaction. */
+  restoreCaseRecord(fractalId: string, record: { notebook: StoredRow; sections: StoredRow[] }): string {
+    const id = randomUUID();
+    insertStoredRow(this.db, 'notebooks', { ...record.notebook, id, fractal_id: fractalId, prism_id: null });
+    for (const s of record.sections) insertStoredRow(this.db, 'notebook_sections', { ...s, id: randomUUID(), notebook_id: id });
+    return id;
   }
 
   private insertSections(notebookId: string, from: number, sections: NewSection[], by: string, t: string): string[] {

@@ -6,7 +6,7 @@ import type { FractalRow, FractalStats } from './fractals-store.ts';
 
 export function createFractal(
   ctx: Context,
-  f: { name: string; description: string; isDefault?: boolean },
+  f: { name: string; description: string; isDefault?: boolean; id?: string },
 ): { fractal: FractalRow; token: string } {
   return ctx.db.transaction(() => {
     const fractal = ctx.fractals.create(f);

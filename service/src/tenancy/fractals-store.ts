@@ -59,8 +59,9 @@ export class FractalsStore {
   defaultFractal(): FractalRow | undefined {
     return this.db.prepare('SELECT * FROM fractals WHERE is_default = 1').get() as FractalRow | undefined;
   }
-  create(f: { name: string; description: string; isDefault?: boolean }): FractalRow {
-    const id = randomUUID();
+  /** `id` is given only by a case import, whose logs were stored under it before the fractal existed. */
+  create(f: { name: string; description: string; isDefault?: boolean; id?: string }): FractalRow {
+    const id = f.id ?? randomUUID();
     const now = new Date().toISOString();
     this.db
       .prepare('INSERT INTO fractals (id, name, description, is_default, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')

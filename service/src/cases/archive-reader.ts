@@ -1,0 +1,151 @@
+// Reading a case archive that arrived: the upload (the raw body) saved to a file with its SHA-256,
+// the file opened as tar or tar.gz, and every member verified against the manifest before
+// anything is imported.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import {
+  CASE_FORMAT,
+  CASE_INFO,
+  EVENTS_PART,
+  MANIFEST,
+  MANIFEST_HASH,
+  RECORD_FILES,
+  type Manifest,
+} from './archive-layout.ts';
+import { sha256 } from './archive-writer.ts';
+import { readTar, TarFormatError, type TarMember } from './tar.ts';
+
+/** An archive refused as a whole: the sentence names the file and what is wrong with it. */
+export class CaseArchiveRefused extends Error {}
+
+/** The manifest (and its hash) is read whole; anything larger is not one of ours. */
+const MANIFEST_MAX = 64 * 1024 * 1024;
+
+/** Saves the body to `file` and returns its size and SHA-256 as received; `onBytes` follows the upload. */
+export async function saveUpload(body: AsyncIterable<Buffer>, file: string, onBytes: (n: number) => void): Promise<{ size: number; sha256: string }> {
+  const h = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    body,
+    async function* (src: AsyncIterable<Buffer>) {
+      for await (const piece of src) {
+        h.update(piece);
+        size += piece.length;
+        onBytes(size);
+        yield piece;
+      }
+    },
+    createWriteStream(file, { flags: 'wx' }),
+  );
+  if (size === 0) throw new CaseArchiveRefused('The request has no body: send the case archive (.tar.gz or .tar) as the body.');
+  return { size, sha256: h.digest('hex') };
+}
+
+/** The archive's members: gzip is recognised by its first bytes, so `.tar` and `.tar.gz` are both read. */
+export async function* archiveMembers(file: string, onBytes: (n: number) => void = () => undefined): AsyncGenerator<TarMember> {
+  const fh = await open(file, 'r');
+  const magic = Buffer.alloc(2);
+  await fh.read(magic, 0, 2, 0);
+  await fh.close();
+  const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
+  let read = 0;
+  raw.on('data', (c) => onBytes((read += c.length)));
+  const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
+  const source = gzipped ? raw.pipe(createGunzip()) : raw;
+  if (gzipped) raw.on('error', (e) => source.destroy(e));
+  try {
+    yield* readTar(source as AsyncIterable<Buffer>);
+  } catch (err) {
+    throw unreadable(err);
+  } finally {
+    raw.destroy();
+  }
+}
+
+/**
+ * A damaged archive as a refusal with its sentence (other errors as they are). Members' contents
+ * are read outside archiveMembers' frame, so their readers call this too.
+ */
+export function unreadable(err: unknown): unknown {
+  if (err instanceof TarFormatError) return new CaseArchiveRefused(err.message);
+  const code = (err as { code?: string }).code;
+  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') return new CaseArchiveRefused('The archive is not readable gzip data (damaged, or cut short).');
+  return err;
+}
+
+export interface VerifiedArchive {
+  manifest: Manifest;
+  manifestSha256: string;
+}
+
+/**
+ * Reads every member, hashing it, and compares with the manifest: the manifest must match its
+ * own hash, every file it lists must be there with its size and SHA-256, and nothing else may be.
+ * Refuses (CaseArchiveRefused) with every problem found, the first one in the sentence.
+ */
+export async function verifyArchive(file: string, onBytes: (n: number) => void): Promise<VerifiedArchive> {
+  const seen = new Map<string, { size: number; sha256: string }>();
+  let manifestText: Buffer | null = null;
+  let manifestHashText: Buffer | null = null;
+  const problems: string[] = [];
+  try {
+    for await (const m of archiveMembers(file, onBytes)) {
+      if (seen.has(m.name)) problems.push(`The archive holds "${m.name}" twice.`);
+      const h = createHash('sha256');
+      const kept: Buffer[] = [];
+      const keepWhole = m.name === MANIFEST || m.name === MANIFEST_HASH;
+      if (keepWhole && m.size > MANIFEST_MAX) throw new CaseArchiveRefused(`The archive's ${m.name} is ${m.size} bytes, too large to be a manifest.`);
+      for await (const piece of m.content()) {
+        h.update(piece);
+        if (keepWhole) kept.push(piece);
+      }
+      seen.set(m.name, { size: m.size, sha256: h.digest('hex') });
+      if (m.name === MANIFEST) manifestText = Buffer.concat(kept);
+      if (m.name === MANIFEST_HASH) manifestHashText = Buffer.concat(kept);
+    }
+  } catch (err) {
+    throw unreadable(err);
+  }
+  if (!manifestText) throw new CaseArchiveRefused(`The archive has no ${MANIFEST}: it is not a case archive, or it was cut short.`);
+  if (!manifestHashText) throw new CaseArchiveRefused(`The archive has no ${MANIFEST_HASH}, the hash its ${MANIFEST} is checked against.`);
+  const declared = /^([0-9a-f]{64}) [ *]manifest\.json\s*$/.exec(manifestHashText.toString('utf8'))?.[1];
+  if (!declared) throw new CaseArchiveRefused(`The archive's ${MANIFEST_HASH} is not one SHA-256 line for ${MANIFEST}.`);
+  const manifestSha256 = sha256(manifestText);
+  if (manifestSha256 !== declared) {
+    throw new CaseArchiveRefused(`${MANIFEST} was changed: its SHA-256 is ${manifestSha256}, but ${MANIFEST_HASH} records ${declared}. Nothing was imported.`);
+  }
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(manifestText.toString('utf8')) as Manifest;
+  } catch {
+    throw new CaseArchiveRefused(`${MANIFEST} is not JSON.`);
+  }
+  if (manifest?.format !== CASE_FORMAT) throw new CaseArchiveRefused(`${MANIFEST} names format "${String(manifest?.format)}"; this appliance reads ${CASE_FORMAT}.`);
+  if (!Array.isArray(manifest.files) || !manifest.files.every((f) => typeof f?.path === 'string' && typeof f.sha256 === 'string' && Number.isSafeInteger(f.size))) {
+    throw new CaseArchiveRefused(`${MANIFEST} does not list its files as {path, size, sha256}.`);
+  }
+  const listed = new Set<string>();
+  for (const f of manifest.files) {
+    listed.add(f.path);
+    const got = seen.get(f.path);
+    if (!RECORD_FILES.includes(f.path as never) && !EVENTS_PART.test(f.path)) problems.push(`${MANIFEST} lists "${f.path}", which is no file of a case archive.`);
+    else if (!got) problems.push(`"${f.path}" is listed in ${MANIFEST} but missing from the archive.`);
+    else if (got.size !== f.size || got.sha256 !== f.sha256) {
+      problems.push(`"${f.path}" was changed: its SHA-256 is ${got.sha256} (${got.size} bytes), but ${MANIFEST} records ${f.sha256} (${f.size} bytes).`);
+    }
+  }
+  for (const name of seen.keys()) {
+    if (name !== MANIFEST && name !== MANIFEST_HASH && !listed.has(name)) {
+      problems.push(`The archive holds "${name}", which ${MANIFEST} does not list (a file was added, or its entry removed from the manifest).`);
+    }
+  }
+  if (!listed.has(CASE_INFO)) problems.push(`${MANIFEST} does not list ${CASE_INFO}, which every case archive has.`);
+  if (problems.length) {
+    const more = problems.length > 1 ? ` (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in the import's errors)` : '';
+    throw Object.assign(new CaseArchiveRefused(`The case archive was refused, nothing was imported: ${problems[0]}${more}`), { problems });
+  }
+  return { manifest, manifestSha256 };
+}

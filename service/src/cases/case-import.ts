@@ -1,0 +1,188 @@
+// A verified case archive becomes a new fractal. The events go into storage first, under the new
+// fractal's id, before that fractal exists (no query can name it, so nobody sees half of them);
+// then one SQLite transaction creates the fractal with its comments, notebooks, dashboards,
+// alerts, firings and custody log through each domain's store. Any failure removes the events
+// stored so far: either the whole case is there or nothing of it.
+import { randomUUID } from 'node:crypto';
+import type { Context } from '../context.ts';
+import { createFractal } from '../tenancy/fractals-logic.ts';
+import type { StoredRow } from '../storage/stored-rows.ts';
+import {
+  ALERT_EXECUTIONS,
+  ALERTS,
+  CASE_INFO,
+  COMMENTS,
+  CUSTODY,
+  DASHBOARDS,
+  EVENTS_PART,
+  NOTEBOOKS,
+  type CaseEvent,
+  type CaseInfo,
+} from './archive-layout.ts';
+import { archiveMembers, unreadable, type VerifiedArchive } from './archive-reader.ts';
+import type { CaseJob, CaseJobs } from './case-jobs.ts';
+import type { CaseCustody } from './custody-link.ts';
+
+/** Rows handed to storage in one insert. */
+const INSERT_BYTES = 16 * 1024 * 1024;
+const UUID = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const STORED_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,9})?$/;
+
+/** A fractal name not yet taken: the archive's, else with "(imported <day>)" and a number. */
+export function freeFractalName(ctx: Context, wanted: string): string {
+  if (!ctx.fractals.byName(wanted)) return wanted;
+  const base = `${wanted} (imported ${new Date().toISOString().slice(0, 10)})`;
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base} ${n}`;
+    if (!ctx.fractals.byName(name)) return name;
+  }
+}
+
+type Records = { [COMMENTS]: StoredRow[]; [NOTEBOOKS]: StoredRow[]; [DASHBOARDS]: StoredRow[]; [ALERTS]: StoredRow[]; [ALERT_EXECUTIONS]: StoredRow[]; [CUSTODY]: unknown[] };
+
+class BadRecord extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Lines of an NDJSON member as parsed values; a line that is not JSON names the member and line. */
+async function* ndjsonLines(name: string, content: AsyncIterable<Buffer>): AsyncGenerator<unknown> {
+  let rest = '';
+  let n = 0;
+  const parse = (line: string) => {
+    n++;
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      throw new BadRecord(`${name} line ${n} is not JSON.`);
+    }
+  };
+  for await (const piece of content) {
+    const text = rest + piece.toString('utf8');
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) if (line) yield parse(line);
+  }
+  // A multi-byte character split between pieces is whole again once joined above; only the last
+  // line may lack its newline.
+  if (rest) yield parse(rest);
+}
+
+export async function runCaseImport(
+  ctx: Context,
+  custody: CaseCustody,
+  jobs: CaseJobs,
+  job: CaseJob,
+  file: string,
+  verified: VerifiedArchive,
+  name: string,
+  actor: string,
+): Promise<void> {
+  const fractalId = randomUUID();
+  let eventsStored = false;
+  try {
+    job.events_total = verified.manifest.event_count;
+    job.phase = 'storing events';
+    let info: CaseInfo | null = null;
+    const records: Records = { [COMMENTS]: [], [NOTEBOOKS]: [], [DASHBOARDS]: [], [ALERTS]: [], [ALERT_EXECUTIONS]: [], [CUSTODY]: [] };
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    const store = async () => {
+      if (batch.length === 0) return;
+      eventsStored = true;
+      await ctx.logs.insert('logs_ingest', batch);
+      batch = [];
+      batchBytes = 0;
+      job.progress = 0.9 * (job.events_total ? Math.min(1, job.events_done / job.events_total) : 1);
+    };
+    for await (const m of archiveMembers(file, (n) => (job.bytes_done = n))) {
+      if (jobs.signal.aborted) throw new Error('the service is stopping');
+      if (EVENTS_PART.test(m.name)) {
+        let line = 0;
+        for await (const v of ndjsonLines(m.name, m.content())) {
+          line++;
+          const e = v as CaseEvent;
+          if (!isObject(e) || !UUID.test(String(e.log_id)) || !STORED_TIME.test(String(e.timestamp)) || !STORED_TIME.test(String(e.ingest_timestamp)) || typeof e.raw !== 'string' || typeof e.fields_text !== 'string') {
+            throw new BadRecord(`${m.name} line ${line} is not an event of a case archive (log_id, timestamp, ingest_timestamp, raw, fields_text).`);
+          }
+          // The ingest entry table makes `fields` from this text exactly as it did at the first
+          // ingest, and keeps the text as `fields_text`: the stored row comes out equal.
+          const row = Buffer.from(`${JSON.stringify({ fractal_id: fractalId, timestamp: e.timestamp, ingest_timestamp: e.ingest_timestamp, log_id: e.log_id, raw: e.raw, fields: e.fields_text })}\n`);
+          batch.push(row);
+          batchBytes += row.length;
+          job.events_done++;
+          if (batchBytes >= INSERT_BYTES) await store();
+        }
+      } else if (m.name === CASE_INFO) {
+        const chunks: Buffer[] = [];
+        for await (const piece of m.content()) chunks.push(piece);
+        try {
+          info = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CaseInfo;
+        } catch {
+          throw new BadRecord(`${CASE_INFO} is not JSON.`);
+        }
+      } else if (m.name in records) {
+        const list = records[m.name as keyof Records] as unknown[];
+        for await (const v of ndjsonLines(m.name, m.content())) list.push(v);
+      }
+    }
+    await store();
+    job.progress = 0.9;
+
+    job.phase = 'recording comments, notebooks, dashboards, alerts and custody log';
+    checkShapes(records);
+    const carriedProblem = custody.checkCarried(records[CUSTODY]);
+    if (carriedProblem) throw new BadRecord(`${CUSTODY}: ${carriedProblem}`);
+    const description = typeof info?.fractal?.description === 'string' ? info.fractal.description : '';
+    ctx.db.transaction(() => {
+      const fractalName = ctx.fractals.byName(name) ? freeFractalName(ctx, name) : name;
+      createFractal(ctx, { id: fractalId, name: fractalName, description });
+      job.fractal_name = fractalName;
+      for (const c of records[COMMENTS]) ctx.comments.restoreCaseRecord(fractalId, c as StoredRow & { tags: unknown });
+      for (const nb of records[NOTEBOOKS]) ctx.notebooks.restoreCaseRecord(fractalId, nb as never);
+      for (const d of records[DASHBOARDS]) ctx.dashboards.restoreCaseRecord(fractalId, d as never);
+      const alertIds = new Map<string, string>();
+      for (const a of records[ALERTS]) alertIds.set(String(a.id), ctx.alerts.restoreCaseRecord(fractalId, a));
+      for (const e of records[ALERT_EXECUTIONS] as unknown as Array<{ execution: StoredRow; deliveries: StoredRow[] }>) {
+        const alertId = alertIds.get(String(e.execution.alert_id));
+        if (!alertId) throw new BadRecord(`${ALERT_EXECUTIONS} holds a firing of alert ${String(e.execution.alert_id)}, which ${ALERTS} does not hold.`);
+        ctx.alertExecutions.restoreCaseRecord(alertId, fractalId, e);
+      }
+      custody.restore(fractalId, records[CUSTODY], actor, {
+        archive_file: job.archive?.file_name ?? '',
+        archive_sha256: job.archive?.sha256 ?? '',
+        archive_size: job.archive?.size ?? 0,
+        manifest_sha256: verified.manifestSha256,
+        source_fractal: verified.manifest.fractal,
+        exported_at: info?.exported_at ?? null,
+        exported_by: info?.exported_by ?? null,
+        event_count: job.events_done,
+        carried_custody_entries: records[CUSTODY].length,
+        started_at: job.started_at,
+        ended_at: new Date().toISOString(),
+      });
+    })();
+    job.fractal_id = fractalId;
+    ctx.fractals.saveStats(fractalId, await ctx.logs.stats(fractalId));
+    jobs.finish(job);
+  } catch (err) {
+    const why = (unreadable(err) as Error).message;
+    if (eventsStored) await ctx.logs.deleteFractal(fractalId).catch((e) => ctx.log.error({ err: (e as Error).message, fractal: fractalId }, 'could not remove the events of a failed case import'));
+    jobs.finish(job, `The case import failed and nothing of it was kept: ${why}`);
+    ctx.log.error({ err: why, job: job.id }, 'case import failed');
+  }
+}
+
+/** Each record file's lines have the shape its store restores from; else the sentence names the file and line. */
+function checkShapes(r: Records): void {
+  const each = (name: string, list: unknown[], ok: (v: Record<string, unknown>) => boolean, what: string) => {
+    list.forEach((v, i) => {
+      if (!isObject(v) || !ok(v)) throw new BadRecord(`${name} line ${i + 1} is not ${what}.`);
+    });
+  };
+  const rows = (v: unknown) => Array.isArray(v) && v.every(isObject);
+  each(COMMENTS, r[COMMENTS], (v) => Array.isArray(v.tags), 'a comment with its tags');
+  each(NOTEBOOKS, r[NOTEBOOKS], (v) => isObject(v.notebook) && rows(v.sections), 'a notebook with its sections');
+  each(DASHBOARDS, r[DASHBOARDS], (v) => isObject(v.dashboard) && rows(v.widgets), 'a dashboard with its widgets');
+  each(ALERTS, r[ALERTS], (v) => typeof v.id === 'string', 'an alert');
+  each(ALERT_EXECUTIONS, r[ALERT_EXECUTIONS], (v) => isObject(v.execution) && rows(v.deliveries), 'a firing with its deliveries');
+}

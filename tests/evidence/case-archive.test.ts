@@ -1,0 +1,304 @@
+// The case archive between two appliances: A (in this process) exports a fractal with events over
+// several days, comments, notebooks with stored results, dashboards with widget results, and an
+// alert that fired; B (a second service process with its own data directory) imports it over real
+// HTTP. Everything arrives equal: B's own export of the imported fractal has byte-identical event
+// files (every stored column: log ids, times to the nanosecond, raw text, fields). Tampered
+// archives are refused naming the file and create nothing; viewers cannot export, non-admins
+// cannot import.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { TarWriter, readTar } from '../../service/src/cases/tar.ts';
+import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { expectError, expectOk, grant } from '../support/api.ts';
+import { ingestFractal } from '../support/ingest.ts';
+import { storedLogs } from '../support/logs.ts';
+import { ingest } from '../support/query.ts';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
+import { waitFor } from '../support/wait.ts';
+
+let a: TestAppliance;
+let b: ServiceProcess;
+let bDir: string;
+let adminA: Client;
+let adminB: Client;
+let source: { id: string; token: string };
+let archive: Buffer;
+
+const daysAgo = (d: number, h = 0) => new Date(Date.now() - d * 86_400_000 - h * 3_600_000).toISOString();
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The members of a .tar.gz as name → content. */
+async function members(targz: Buffer): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const tar = gunzipSync(targz);
+  for await (const m of readTar((async function* () {
+    yield tar;
+  })())) {
+    const parts: Buffer[] = [];
+    for await (const p of m.content()) parts.push(p);
+    out.set(m.name, Buffer.concat(parts));
+  }
+  return out;
+}
+
+/** A tar (uncompressed: the importer reads both) of these members in this order. */
+async function tarOf(files: Array<[string, Buffer]>): Promise<Buffer> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const w = new TarWriter(out);
+  for (const [name, content] of files) await w.add(name, content);
+  await w.finish();
+  out.end();
+  return Buffer.concat(chunks);
+}
+
+async function runExport(c: Client, fractalId: string): Promise<{ job: any; archive: Buffer }> {
+  const started = expectOk(await c.post(`/api/v1/fractals/${fractalId}/case-export`, {}), 202);
+  assert.equal(started.status, 'running');
+  const job = await waitFor('the export to finish', async () => {
+    const j = expectOk(await c.get(`/api/v1/fractals/${fractalId}/case-exports/${started.id}`));
+    return j.status !== 'running' && j;
+  });
+  assert.equal(job.status, 'done', JSON.stringify(job.errors));
+  assert.equal(job.progress, 1);
+  const r = await fetch(`${c.base}/api/v1/fractals/${fractalId}/case-exports/${job.id}/archive`, { headers: { cookie: c.cookie } });
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-disposition') ?? '', /^attachment; filename="case-.*\.tar\.gz"$/);
+  const body = Buffer.from(await r.arrayBuffer());
+  assert.equal(sha256(body), job.archive.sha256, 'the download is the archive the job describes');
+  return { job, archive: body };
+}
+
+async function postArchive(c: Client, body: Buffer, query = ''): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${c.base}/api/v1/case-import${query}`, { method: 'POST', headers: { cookie: c.cookie, 'content-type': 'application/gzip' }, body: new Uint8Array(body) });
+  return { status: r.status, body: await r.json() };
+}
+
+async function waitImported(c: Client, jobId: string): Promise<any> {
+  const job = await waitFor('the import to finish', async () => {
+    const j = expectOk(await c.get(`/api/v1/case-imports/${jobId}`));
+    return j.status !== 'running' && j;
+  });
+  assert.equal(job.status, 'done', JSON.stringify(job.errors));
+  return job;
+}
+
+const fractalNames = async (c: Client) => expectOk<any[]>(await c.get('/api/v1/fractals')).map((f) => f.name).sort();
+
+before(async () => {
+  bDir = mkdtempSync(path.join(tmpdir(), 'svc-case-b-'));
+  [a, b] = await Promise.all([
+    startTestAppliance({ SVC_ALERT_INTERVAL_S: '1' }),
+    startServiceProcess({ dataDir: bDir, env: { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD } }),
+  ]);
+  adminA = await signIn(a.url, 'admin', ADMIN_PASSWORD);
+  adminB = await signIn(b.base, 'admin', ADMIN_PASSWORD);
+  source = await ingestFractal(adminA, 'intrusion-2024');
+
+  await ingest(a, source.token, source.id, [
+    { timestamp: daysAgo(3), host: 'dc1', event_id: 4625, user: 'alice', status: 500, msg: 'logon failure' },
+    { timestamp: daysAgo(3, 1), host: 'dc1', event_id: 4624, user: 'bob', nested: { a: { b: 1.5 } }, list: [1, 'two', null] },
+    { timestamp: '2024-02-29T23:59:59.123456789Z', host: 'web1', big: 18446744073709551615, when: '2024-01-01T00:00:00Z', msg: 'leap day, nanoseconds' },
+    { timestamp: daysAgo(0), host: 'web1', status: 500, msg: 'Zoë ✓ unicode' },
+    { timestamp: daysAgo(0), host: 'web2', status: 200, msg: 'ok' },
+    '{"timestamp":"2024-03-01T00:00:00.5Z","host":"web2","n":1.0,"exact":123456789012345678901234567890}',
+  ]);
+  const logs = await storedLogs(a, source.id);
+
+  // Comments on two logs, with tags.
+  const [first, second] = logs;
+  for (const [log, content, tags] of [[first!, 'first sign of the intrusion', ['ioc', 'timeline']], [second!, 'lateral movement', ['timeline']]] as const) {
+    expectOk(await adminA.post('/api/v1/comments', { log_id: log.log_id, fractal_id: source.id, content, tags, timestamp: new Date(`${log.timestamp.replace(' ', 'T').slice(0, 23)}Z`).toISOString() }), 201);
+  }
+  // A notebook whose query section holds stored results.
+  const nb = expectOk(await adminA.post('/api/v1/notebooks', { fractal_id: source.id, name: 'Timeline', description: 'what happened', time_range: 'custom', start: '2024-01-01T00:00:00Z', end: daysAgo(-1) }), 201);
+  expectOk(await adminA.post(`/api/v1/notebooks/${nb.id}/sections`, { section_type: 'markdown', title: 'Summary', content: '# Intrusion\nFound on **dc1**.' }), 201);
+  const q = expectOk(await adminA.post(`/api/v1/notebooks/${nb.id}/sections`, { section_type: 'query', title: 'Errors', content: 'status=500' }), 201);
+  expectOk(await adminA.post(`/api/v1/notebooks/${nb.id}/sections/${q.id}/execute`, {}));
+  // A dashboard with a widget that ran.
+  const d = expectOk(await adminA.post('/api/v1/dashboards', { fractal_id: source.id, name: 'Overview', time_range: '7d' }), 201);
+  expectOk(await adminA.post(`/api/v1/dashboards/${d.id}/widgets`, { title: 'By host', query_content: 'groupBy(host)', chart_type: 'barchart' }), 201);
+  expectOk(await adminA.post(`/api/v1/dashboards/${d.id}/execute`, {}));
+  // An alert that fires on the events just ingested.
+  const alert = expectOk(await adminA.post('/api/v1/alerts', { fractal_id: source.id, name: 'Server errors', query_string: 'status=500', severity: 'high', labels: ['web'] }), 201);
+  await waitFor('the alert to fire', async () => expectOk<any[]>(await adminA.get(`/api/v1/alerts/${alert.id}/executions`)).length > 0);
+});
+
+after(async () => {
+  await a?.dispose();
+  await b?.stop();
+  if (bDir) rmSync(bDir, { recursive: true, force: true });
+});
+
+describe('case archive', () => {
+  test('export on A: a job with progress, then one archive whose manifest lists every file with its SHA-256', async () => {
+    const exported = await runExport(adminA, source.id);
+    archive = exported.archive;
+    assert.equal(exported.job.events_done, 6);
+    assert.equal(exported.job.events_total, 6);
+    const files = await members(archive);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    assert.equal(manifest.format, 'svc-case/1');
+    assert.equal(manifest.event_count, 6);
+    assert.equal(files.get('manifest.sha256')!.toString(), `${sha256(files.get('manifest.json')!)}  manifest.json\n`);
+    assert.equal(exported.job.archive.manifest_sha256, sha256(files.get('manifest.json')!));
+    const listed = manifest.files.map((f: any) => f.path).sort();
+    assert.deepEqual(listed, [...files.keys()].filter((n) => !n.startsWith('manifest.')).sort(), 'every file is listed, and only those');
+    for (const f of manifest.files) {
+      assert.equal(sha256(files.get(f.path)!), f.sha256, f.path);
+      assert.equal(files.get(f.path)!.length, f.size, f.path);
+    }
+    // Events by day: the leap day, three days ago and today, each its own part.
+    const parts = listed.filter((p: string) => p.startsWith('events/'));
+    assert.ok(parts.includes('events/2024-02-29/0001.ndjson'), parts.join(', '));
+    assert.equal(parts.length, new Set(parts.map((p: string) => p.split('/')[1])).size);
+    assert.ok(parts.length >= 3);
+    const leap = JSON.parse(files.get('events/2024-02-29/0001.ndjson')!.toString().trim());
+    assert.equal(leap.timestamp, '2024-02-29 23:59:59.123456789', 'the stored time to the nanosecond');
+  });
+
+  test('import on B: a new fractal whose events, comments, notebooks, dashboards, alerts and firings equal A\'s', async () => {
+    const r = await postArchive(adminB, archive);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const job = await waitImported(adminB, r.body.data.id);
+    assert.equal(job.fractal_name, 'intrusion-2024');
+    assert.equal(job.events_done, 6);
+    assert.equal(job.archive.sha256, sha256(archive));
+    const id = job.fractal_id as string;
+    assert.notEqual(id, source.id);
+
+    // Events: B's own archive of the fractal carries the same event files, byte for byte.
+    const again = await members((await runExport(adminB, id)).archive);
+    const original = await members(archive);
+    const events = (m: Map<string, Buffer>) => [...m].filter(([n]) => n.startsWith('events/')).map(([n, c]) => [n, c.toString()]);
+    assert.deepEqual(events(again), events(original));
+    // And they are searched as they were, numbers as numbers.
+    const count = async (c: Client, fid: string, q: string) =>
+      (await c.post('/api/v1/query', { query: q, fractal_id: fid, start: '2020-01-01T00:00:00Z', end: daysAgo(-1) })).body.count;
+    for (const q of ['*', 'status>=500', 'host=dc1', 'Zoë']) assert.equal(await count(adminB, id, q), await count(adminA, source.id, q), q);
+
+    const strip = (o: any, keys: string[]) => JSON.parse(JSON.stringify(o, (k, v) => (keys.includes(k) ? undefined : v)));
+    const ids = ['id', 'fractal_id', 'notebook_id', 'dashboard_id', 'widget_id', 'alert_id', 'execution_id', 'live_event_id', 'scope', 'can_edit', 'author_user_id', 'author_key_id'];
+    const comments = async (c: Client, fid: string) => strip(expectOk(await c.get(`/api/v1/comments/flat?fractal_id=${fid}`)), ids);
+    assert.equal((await comments(adminB, id)).length, 2);
+    assert.deepEqual(await comments(adminB, id), await comments(adminA, source.id));
+
+    const notebooks = async (c: Client, fid: string) => {
+      const list = expectOk<any[]>(await c.get(`/api/v1/notebooks?fractal_id=${fid}`));
+      return Promise.all(list.map(async (n) => strip(expectOk(await c.get(`/api/v1/notebooks/${n.id}`)), ids)));
+    };
+    const [nbB] = await notebooks(adminB, id);
+    assert.notEqual(nbB.sections.find((x: any) => x.section_type === 'query').results, null, 'the query section\'s stored results came along');
+    assert.deepEqual(await notebooks(adminB, id), await notebooks(adminA, source.id));
+
+    const dashboards = async (c: Client, fid: string) => {
+      const list = expectOk<any[]>(await c.get(`/api/v1/dashboards?fractal_id=${fid}`));
+      return Promise.all(list.map(async (d) => strip(expectOk(await c.get(`/api/v1/dashboards/${d.id}`)), ids)));
+    };
+    assert.deepEqual(await dashboards(adminB, id), await dashboards(adminA, source.id));
+
+    const alerts = async (c: Client, fid: string) => {
+      const list = expectOk<any[]>(await c.get(`/api/v1/alerts?fractal_id=${fid}`));
+      return Promise.all(
+        list.map(async (x) => ({
+          // The engine goes on evaluating on both sides: when and how long it last looked moves on.
+          alert: strip(expectOk(await c.get(`/api/v1/alerts/${x.id}`)), [...ids, 'sparkline', 'feed_id', 'last_evaluated_at', 'last_execution_ms', 'cursor']),
+          executions: strip(expectOk(await c.get(`/api/v1/alerts/${x.id}/executions`)), ids),
+        })),
+      );
+    };
+    const alertsB = await alerts(adminB, id);
+    assert.equal(alertsB.length, 1);
+    assert.ok(alertsB[0]!.executions.length >= 1, 'the firings came along');
+    assert.deepEqual(alertsB, await alerts(adminA, source.id));
+  });
+
+  test('a second import of the same archive gets a name of its own; a name asked for that is taken is a 409', async () => {
+    const r = await postArchive(adminB, archive);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const job = await waitImported(adminB, r.body.data.id);
+    assert.match(job.fractal_name, /^intrusion-2024 \(imported \d{4}-\d{2}-\d{2}\)$/);
+    assert.equal(job.events_done, 6);
+    const taken = await postArchive(adminB, archive, '?name=intrusion-2024');
+    assert.equal(taken.status, 409);
+    assert.match(taken.body.error, /"intrusion-2024" already exists/);
+    const named = await postArchive(adminB, archive, '?name=Case%2042');
+    assert.equal((await waitImported(adminB, named.body.data.id)).fractal_name, 'Case 42');
+  });
+
+  describe('a tampered archive is refused naming the file, and nothing is created', () => {
+    let files: Array<[string, Buffer]>;
+    let eventsPart: string;
+    before(async () => {
+      files = [...(await members(archive))];
+      eventsPart = files.find(([n]) => n.startsWith('events/'))![0];
+    });
+    const refused = async (tar: Buffer, ...mentions: string[]) => {
+      const names = await fractalNames(adminB);
+      const r = await postArchive(adminB, tar);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      for (const m of mentions) assert.ok(r.body.error.includes(m), `"${r.body.error}" names ${m}`);
+      assert.deepEqual(await fractalNames(adminB), names, 'no fractal was created');
+    };
+    const manifestOf = () => JSON.parse(files.find(([n]) => n === 'manifest.json')![1].toString());
+    const withManifest = (m: unknown): Array<[string, Buffer]> => {
+      const text = Buffer.from(JSON.stringify(m));
+      return files.map(([n, c]) => [n, n === 'manifest.json' ? text : n === 'manifest.sha256' ? Buffer.from(`${sha256(text)}  manifest.json\n`) : c]);
+    };
+
+    test('an event file changed', async () => {
+      const changed = files.map(([n, c]): [string, Buffer] => [n, n === eventsPart ? Buffer.from(c.toString().replace('dc1', 'dc9').replace('web1', 'web9')) : c]);
+      await refused(await tarOf(changed), eventsPart, 'was changed');
+    });
+
+    test('an event file\'s manifest entry removed (the manifest and its hash made consistent)', async () => {
+      const m = manifestOf();
+      m.files = m.files.filter((f: any) => f.path !== eventsPart);
+      await refused(await tarOf(withManifest(m)), eventsPart, 'does not list');
+    });
+
+    test('the manifest changed to match a changed event file, its hash left alone', async () => {
+      const m = manifestOf();
+      const changed = Buffer.from('{"forged":true}\n');
+      m.files.find((f: any) => f.path === eventsPart).sha256 = sha256(changed);
+      const text = Buffer.from(JSON.stringify(m));
+      await refused(await tarOf(files.map(([n, c]) => [n, n === 'manifest.json' ? text : n === eventsPart ? changed : c])), 'manifest.json was changed');
+    });
+
+    test('an event file removed, and an extra file added', async () => {
+      await refused(await tarOf(files.filter(([n]) => n !== eventsPart)), eventsPart, 'missing');
+      await refused(await tarOf([...files, ['events/2030-01-01/0001.ndjson', Buffer.from('{}\n')]]), 'events/2030-01-01/0001.ndjson', 'does not list');
+    });
+
+    test('not an archive at all', async () => {
+      await refused(Buffer.from('just some text, not a tar'), 'not a case archive');
+      await refused(archive.subarray(0, Math.floor(archive.length / 2)), 'cut short');
+    });
+  });
+
+  test('who may: a viewer cannot export, a fractal admin who is no global admin cannot import', async () => {
+    const vic = await makeUser(adminA, 'vic');
+    await grant(adminA, source.id, { username: 'vic' }, 'viewer');
+    expectError(await vic.post(`/api/v1/fractals/${source.id}/case-export`, {}), 403, 'analyst role');
+    expectError(await vic.get(`/api/v1/fractals/${source.id}/case-exports`), 403, 'analyst role');
+
+    const names = await fractalNames(adminB);
+    const fred = await makeUser(adminB, 'fred');
+    const own = (await fractalNamesWithIds(adminB))[0]!;
+    await grant(adminB, own.id, { username: 'fred' }, 'admin');
+    const r = await postArchive(fred, archive);
+    assert.equal(r.status, 403);
+    assert.match(r.body.error, /administrator/i);
+    expectError(await fred.get('/api/v1/case-imports'), 403);
+    assert.deepEqual(await fractalNames(adminB), names);
+  });
+});
+
+const fractalNamesWithIds = async (c: Client) => expectOk<any[]>(await c.get('/api/v1/fractals'));
