@@ -283,6 +283,31 @@ describe('case archive', () => {
     });
   });
 
+  test('an archive whose hashes hold but whose records cannot be restored fails as a job and keeps nothing, its events included', async () => {
+    // Made by hand: the manifest is consistent, but an alert carries a column no appliance has.
+    const files = [...(await members(archive))].filter(([n]) => !n.startsWith('manifest.'));
+    const forged = files.map(([n, c]): [string, Buffer] => [n, n === 'alerts.ndjson' ? Buffer.from(`${JSON.stringify({ ...JSON.parse(c.toString()), bogus: 1 })}\n`) : c]);
+    const manifest = { ...JSON.parse((await members(archive)).get('manifest.json')!.toString()), files: forged.map(([n, c]) => ({ path: n, size: c.length, sha256: sha256(c) })) };
+    const text = Buffer.from(JSON.stringify(manifest));
+    const tar = await tarOf([...forged, ['manifest.json', text], ['manifest.sha256', Buffer.from(`${sha256(text)}  manifest.json\n`)]]);
+    const allLogs = async () => {
+      const rs = await a.context.ch.client.query({ query: `SELECT count() AS n FROM ${a.context.ch.table('logs')}`, format: 'JSONEachRow' });
+      return Number(((await rs.json()) as Array<{ n: string }>)[0]!.n);
+    };
+    const [logsBefore, names] = [await allLogs(), await fractalNames(adminA)];
+    const r = await postArchive(adminA, tar);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const job = await waitFor('the import to end', async () => {
+      const j = expectOk(await adminA.get(`/api/v1/case-imports/${r.body.data.id}`));
+      return j.status !== 'running' && j;
+    });
+    assert.equal(job.status, 'failed');
+    assert.match(job.errors.join(' '), /nothing of it was kept: "bogus" is not a column of alerts/);
+    assert.equal(job.fractal_id, null);
+    assert.deepEqual(await fractalNames(adminA), names, 'no fractal');
+    assert.equal(await allLogs(), logsBefore, 'the events stored before the failure were removed');
+  });
+
   test('who may: a viewer cannot export, a fractal admin who is no global admin cannot import', async () => {
     const vic = await makeUser(adminA, 'vic');
     await grant(adminA, source.id, { username: 'vic' }, 'viewer');
