@@ -17,7 +17,6 @@ import { RoleResolver } from './auth/roles.ts';
 import { authRoutes } from './auth/routes.ts';
 import { exportFile } from './cases/case-export.ts';
 import { CaseJobs } from './cases/case-jobs.ts';
-import { noCustody } from './cases/custody-link.ts';
 import { caseRoutes } from './cases/routes.ts';
 import { SESSION_COOKIE, SessionStore } from './auth/sessions.ts';
 import { usersRoutes } from './auth/users-routes.ts';
@@ -211,7 +210,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const caseJobs = new CaseJobs((job) => {
     if (job.kind === 'export') rmSync(exportFile(ctx, job.id), { force: true });
   });
-  await app.register(caseRoutes as never, { ctx, jobs: caseJobs, custody: noCustody });
+  await app.register(caseRoutes as never, { ctx, jobs: caseJobs });
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
   await app.register(custodyRoutes as never, { custody: ctx.custody });

@@ -14,6 +14,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { TarWriter, readTar } from '../../service/src/cases/tar.ts';
+import { verifyEntries } from '../../service/src/evidence/custody/index.ts';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { expectError, expectOk, grant } from '../support/api.ts';
 import { ingestFractal } from '../support/ingest.ts';
@@ -111,6 +112,8 @@ before(async () => {
     '{"timestamp":"2024-03-01T00:00:00.5Z","host":"web2","n":1.0,"exact":123456789012345678901234567890}',
   ]);
   const logs = await storedLogs(a, source.id);
+  // What an evidence import records (its endpoint is another part of the work): one custody entry.
+  a.context.custody.append(source.id, { kind: 'import', actor: 'admin', details: { file_name: 'Security.evtx', size: 69632, sha256: 'ab'.repeat(32), events_accepted: 6, events_rejected: 0 } });
 
   // Comments on two logs, with tags.
   const [first, second] = logs;
@@ -162,6 +165,16 @@ describe('case archive', () => {
     assert.ok(parts.length >= 3);
     const leap = JSON.parse(files.get('events/2024-02-29/0001.ndjson')!.toString().trim());
     assert.equal(leap.timestamp, '2024-02-29 23:59:59.123456789', 'the stored time to the nanosecond');
+    // The archive carries the custody log as it stood; the export itself is the log's next entry.
+    const carried = files.get('custody.ndjson')!.toString().trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(carried.map((e) => e.kind), ['import']);
+    const custody = expectOk(await adminA.get(`/api/v1/fractals/${source.id}/custody`));
+    assert.deepEqual(custody.entries.map((e: any) => e.kind), ['import', 'export']);
+    assert.deepEqual(custody.entries[0], carried[0]);
+    assert.equal(custody.entries[1].details.archive_sha256, sha256(archive));
+    assert.equal(custody.entries[1].details.manifest_sha256, exported.job.archive.manifest_sha256);
+    assert.equal(custody.entries[1].actor, 'admin');
+    assert.equal(custody.verify.ok, true);
   });
 
   test('import on B: a new fractal whose events, comments, notebooks, dashboards, alerts and firings equal A\'s', async () => {
@@ -173,6 +186,20 @@ describe('case archive', () => {
     assert.equal(job.archive.sha256, sha256(archive));
     const id = job.fractal_id as string;
     assert.notEqual(id, source.id);
+
+    // Custody: the new fractal's log starts with the case import, which carries A's log unchanged
+    // (still a chain that verifies) and the hash of the archive received.
+    const custody = expectOk(await adminB.get(`/api/v1/fractals/${id}/custody`));
+    assert.equal(custody.verify.ok, true);
+    assert.deepEqual(custody.entries.map((e: any) => e.kind), ['case-import']);
+    const entry = custody.entries[0];
+    assert.equal(entry.details.archive_sha256, sha256(archive));
+    assert.equal(entry.details.source_fractal.id, source.id);
+    const sourceLog = expectOk(await adminA.get(`/api/v1/fractals/${source.id}/custody`)).entries;
+    assert.deepEqual(entry.details.carried_custody.entries, sourceLog.slice(0, 1), 'the entries before the export, unchanged');
+    const verdict = verifyEntries(entry.details.carried_custody.entries);
+    assert.equal(verdict.ok, true);
+    assert.equal(entry.details.carried_custody.head_hash, sourceLog[0].hash);
 
     // Events: B's own archive of the fractal carries the same event files, byte for byte.
     const again = await members((await runExport(adminB, id)).archive);
@@ -275,6 +302,16 @@ describe('case archive', () => {
     test('an event file removed, and an extra file added', async () => {
       await refused(await tarOf(files.filter(([n]) => n !== eventsPart)), eventsPart, 'missing');
       await refused(await tarOf([...files, ['events/2030-01-01/0001.ndjson', Buffer.from('{}\n')]]), 'events/2030-01-01/0001.ndjson', 'does not list');
+    });
+
+    test('the custody log changed (the manifest made consistent): its chain no longer verifies', async () => {
+      const forged = files
+        .filter(([n]) => !n.startsWith('manifest.'))
+        .map(([n, c]): [string, Buffer] => [n, n === 'custody.ndjson' ? Buffer.from(c.toString().replace('"actor":"admin"', '"actor":"mallory"')) : c]);
+      assert.notDeepEqual(forged, files.filter(([n]) => !n.startsWith('manifest.')));
+      const m = { ...manifestOf(), files: forged.map(([n, c]) => ({ path: n, size: c.length, sha256: sha256(c) })) };
+      const text = Buffer.from(JSON.stringify(m));
+      await refused(await tarOf([...forged, ['manifest.json', text], ['manifest.sha256', Buffer.from(`${sha256(text)}  manifest.json\n`)]]), 'custody.ndjson', 'entry 1 was changed');
     });
 
     test('not an archive at all', async () => {

@@ -38,10 +38,12 @@ export const cases = {
  * Sends an archive to import as the raw body; `onUpload` gets the share sent (0 … 1). Resolves with
  * the import's job once the service has verified the archive; a refusal rejects with its sentence.
  */
-export function uploadCase(file: Blob, name: string, onUpload: (share: number) => void): Promise<CaseJob> {
+export function uploadCase(file: File, name: string, onUpload: (share: number) => void): Promise<CaseJob> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/v1/case-import${name ? `?name=${encodeURIComponent(name)}` : ''}`);
+    const query = new URLSearchParams({ file_name: file.name.slice(0, 255) });
+    if (name) query.set('name', name);
+    xhr.open('POST', `/api/v1/case-import?${query}`);
     xhr.setRequestHeader('Content-Type', 'application/gzip');
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (e) => {

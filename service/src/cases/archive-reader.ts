@@ -9,6 +9,7 @@ import { createGunzip } from 'node:zlib';
 import {
   CASE_FORMAT,
   CASE_INFO,
+  CUSTODY,
   EVENTS_PART,
   MANIFEST,
   MANIFEST_HASH,
@@ -17,6 +18,8 @@ import {
 } from './archive-layout.ts';
 import { sha256 } from './archive-writer.ts';
 import { readTar, TarFormatError, type TarMember } from './tar.ts';
+import { carriedChainProblem } from './custody-link.ts';
+import type { CustodyEntry } from '../evidence/custody/index.ts';
 
 /** An archive refused as a whole: the sentence names the file and what is wrong with it. */
 export class CaseArchiveRefused extends Error {}
@@ -79,6 +82,8 @@ export function unreadable(err: unknown): unknown {
 export interface VerifiedArchive {
   manifest: Manifest;
   manifestSha256: string;
+  /** The source fractal's custody log as carried (its chain checked). */
+  custody: CustodyEntry[];
 }
 
 /**
@@ -90,14 +95,15 @@ export async function verifyArchive(file: string, onBytes: (n: number) => void):
   const seen = new Map<string, { size: number; sha256: string }>();
   let manifestText: Buffer | null = null;
   let manifestHashText: Buffer | null = null;
+  let custodyText: Buffer | null = null;
   const problems: string[] = [];
   try {
     for await (const m of archiveMembers(file, onBytes)) {
       if (seen.has(m.name)) problems.push(`The archive holds "${m.name}" twice.`);
       const h = createHash('sha256');
       const kept: Buffer[] = [];
-      const keepWhole = m.name === MANIFEST || m.name === MANIFEST_HASH;
-      if (keepWhole && m.size > MANIFEST_MAX) throw new CaseArchiveRefused(`The archive's ${m.name} is ${m.size} bytes, too large to be a manifest.`);
+      const keepWhole = m.name === MANIFEST || m.name === MANIFEST_HASH || m.name === CUSTODY;
+      if (keepWhole && m.size > MANIFEST_MAX) throw new CaseArchiveRefused(`The archive's ${m.name} is ${m.size} bytes, more than a case archive's ${m.name} holds.`);
       for await (const piece of m.content()) {
         h.update(piece);
         if (keepWhole) kept.push(piece);
@@ -105,6 +111,7 @@ export async function verifyArchive(file: string, onBytes: (n: number) => void):
       seen.set(m.name, { size: m.size, sha256: h.digest('hex') });
       if (m.name === MANIFEST) manifestText = Buffer.concat(kept);
       if (m.name === MANIFEST_HASH) manifestHashText = Buffer.concat(kept);
+      if (m.name === CUSTODY) custodyText = Buffer.concat(kept);
     }
   } catch (err) {
     throw unreadable(err);
@@ -147,5 +154,20 @@ export async function verifyArchive(file: string, onBytes: (n: number) => void):
     const more = problems.length > 1 ? ` (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in the import's errors)` : '';
     throw Object.assign(new CaseArchiveRefused(`The case archive was refused, nothing was imported: ${problems[0]}${more}`), { problems });
   }
-  return { manifest, manifestSha256 };
+  const custody = custodyEntries(custodyText);
+  return { manifest, manifestSha256, custody };
+}
+
+/** The carried custody log (absent in an archive of a fractal that has none), refused when its chain is broken. */
+function custodyEntries(text: Buffer | null): CustodyEntry[] {
+  if (!text) return [];
+  let entries: unknown[];
+  try {
+    entries = text.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+  } catch {
+    throw new CaseArchiveRefused(`${CUSTODY} is not one JSON entry a line.`);
+  }
+  const problem = carriedChainProblem(entries);
+  if (problem) throw new CaseArchiveRefused(`The case archive was refused, nothing was imported: ${CUSTODY}: ${problem}.`);
+  return entries as CustodyEntry[];
 }

@@ -23,7 +23,6 @@ import {
 } from './archive-layout.ts';
 import { CaseArchiveWriter, RecordFile } from './archive-writer.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
-import type { CaseCustody } from './custody-link.ts';
 
 export const exportsDir = (ctx: Context): string => path.join(ctx.config.dataDir, 'cases', 'exports');
 export const exportFile = (ctx: Context, jobId: string): string => path.join(exportsDir(ctx), `${jobId}.tar.gz`);
@@ -37,7 +36,7 @@ export function archiveName(fractalName: string, at: Date): string {
 /** Share of the progress bar the events take; the records and manifest take the rest. */
 const EVENTS_SHARE = 0.9;
 
-export async function runCaseExport(ctx: Context, custody: CaseCustody, jobs: CaseJobs, job: CaseJob, fractal: FractalRow, actor: string): Promise<void> {
+export async function runCaseExport(ctx: Context, jobs: CaseJobs, job: CaseJob, fractal: FractalRow, actor: string): Promise<void> {
   await mkdir(exportsDir(ctx), { recursive: true });
   const writer = new CaseArchiveWriter(exportFile(ctx, job.id));
   const scratch = await mkdtemp(path.join(exportsDir(ctx), '.records-'));
@@ -96,7 +95,7 @@ export async function runCaseExport(ctx: Context, custody: CaseCustody, jobs: Ca
       for (const a of alerts) for (const e of ctx.alertExecutions.caseRecords(String(a.id))) await f.line(e);
     });
     await record(CUSTODY, async (f) => {
-      for (const entry of custody.entries(fractal.id)) await f.line(entry);
+      for (const entry of ctx.custody.list(fractal.id)) await f.line(entry);
     });
 
     job.phase = 'writing the manifest';
@@ -105,14 +104,18 @@ export async function runCaseExport(ctx: Context, custody: CaseCustody, jobs: Ca
     job.archive = { file_name: archiveName(fractal.name, new Date(job.started_at)), ...archive };
     // After the archive is whole: its hash is what the entry records. The archive's own custody
     // file ends with the entry before this one.
-    custody.recordExport(fractal.id, actor, {
-      archive_file: job.archive.file_name,
-      archive_sha256: archive.sha256,
-      archive_size: archive.size,
-      manifest_sha256: archive.manifest_sha256,
-      event_count: job.events_done,
-      started_at: job.started_at,
-      ended_at: new Date().toISOString(),
+    ctx.custody.append(fractal.id, {
+      kind: 'export',
+      actor,
+      details: {
+        archive_file: job.archive.file_name,
+        archive_sha256: archive.sha256,
+        archive_size: archive.size,
+        manifest_sha256: archive.manifest_sha256,
+        event_count: job.events_done,
+        started_at: job.started_at,
+        ended_at: new Date().toISOString(),
+      },
     });
     jobs.finish(job);
   } catch (err) {

@@ -12,7 +12,6 @@ import {
   ALERTS,
   CASE_INFO,
   COMMENTS,
-  CUSTODY,
   DASHBOARDS,
   EVENTS_PART,
   NOTEBOOKS,
@@ -21,7 +20,7 @@ import {
 } from './archive-layout.ts';
 import { archiveMembers, unreadable, type VerifiedArchive } from './archive-reader.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
-import type { CaseCustody } from './custody-link.ts';
+import { carriedCustody } from './custody-link.ts';
 
 /** Rows handed to storage in one insert. */
 const INSERT_BYTES = 16 * 1024 * 1024;
@@ -38,7 +37,7 @@ export function freeFractalName(ctx: Context, wanted: string): string {
   }
 }
 
-type Records = { [COMMENTS]: StoredRow[]; [NOTEBOOKS]: StoredRow[]; [DASHBOARDS]: StoredRow[]; [ALERTS]: StoredRow[]; [ALERT_EXECUTIONS]: StoredRow[]; [CUSTODY]: unknown[] };
+type Records = { [COMMENTS]: StoredRow[]; [NOTEBOOKS]: StoredRow[]; [DASHBOARDS]: StoredRow[]; [ALERTS]: StoredRow[]; [ALERT_EXECUTIONS]: StoredRow[] };
 
 class BadRecord extends Error {}
 
@@ -69,7 +68,6 @@ async function* ndjsonLines(name: string, content: AsyncIterable<Buffer>): Async
 
 export async function runCaseImport(
   ctx: Context,
-  custody: CaseCustody,
   jobs: CaseJobs,
   job: CaseJob,
   file: string,
@@ -83,7 +81,7 @@ export async function runCaseImport(
     job.events_total = verified.manifest.event_count;
     job.phase = 'storing events';
     let info: CaseInfo | null = null;
-    const records: Records = { [COMMENTS]: [], [NOTEBOOKS]: [], [DASHBOARDS]: [], [ALERTS]: [], [ALERT_EXECUTIONS]: [], [CUSTODY]: [] };
+    const records: Records = { [COMMENTS]: [], [NOTEBOOKS]: [], [DASHBOARDS]: [], [ALERTS]: [], [ALERT_EXECUTIONS]: [] };
     let batch: Buffer[] = [];
     let batchBytes = 0;
     const store = async () => {
@@ -120,7 +118,7 @@ export async function runCaseImport(
         } catch {
           throw new BadRecord(`${CASE_INFO} is not JSON.`);
         }
-      } else if (m.name in records) {
+      } else if (m.name in records) { // custody.ndjson was read whole while verifying
         const list = records[m.name as keyof Records] as unknown[];
         for await (const v of ndjsonLines(m.name, m.content())) list.push(v);
       }
@@ -130,8 +128,6 @@ export async function runCaseImport(
 
     job.phase = 'recording comments, notebooks, dashboards, alerts and custody log';
     checkShapes(records);
-    const carriedProblem = custody.checkCarried(records[CUSTODY]);
-    if (carriedProblem) throw new BadRecord(`${CUSTODY}: ${carriedProblem}`);
     const description = typeof info?.fractal?.description === 'string' ? info.fractal.description : '';
     ctx.db.transaction(() => {
       const fractalName = ctx.fractals.byName(name) ? freeFractalName(ctx, name) : name;
@@ -147,18 +143,23 @@ export async function runCaseImport(
         if (!alertId) throw new BadRecord(`${ALERT_EXECUTIONS} holds a firing of alert ${String(e.execution.alert_id)}, which ${ALERTS} does not hold.`);
         ctx.alertExecutions.restoreCaseRecord(alertId, fractalId, e);
       }
-      custody.restore(fractalId, records[CUSTODY], actor, {
-        archive_file: job.archive?.file_name ?? '',
-        archive_sha256: job.archive?.sha256 ?? '',
-        archive_size: job.archive?.size ?? 0,
-        manifest_sha256: verified.manifestSha256,
-        source_fractal: verified.manifest.fractal,
-        exported_at: info?.exported_at ?? null,
-        exported_by: info?.exported_by ?? null,
-        event_count: job.events_done,
-        carried_custody_entries: records[CUSTODY].length,
-        started_at: job.started_at,
-        ended_at: new Date().toISOString(),
+      ctx.custody.append(fractalId, {
+        kind: 'case-import',
+        actor,
+        details: {
+          archive_file: job.archive?.file_name ?? '',
+          archive_sha256: job.archive?.sha256 ?? '',
+          archive_size: job.archive?.size ?? 0,
+          manifest_sha256: verified.manifestSha256,
+          source_fractal: verified.manifest.fractal,
+          exported_at: info?.exported_at ?? null,
+          exported_by: info?.exported_by ?? null,
+          event_count: job.events_done,
+          started_at: job.started_at,
+          ended_at: new Date().toISOString(),
+          // The source fractal's log, unchanged: verifyEntries(entries) checks it and gives head_hash.
+          carried_custody: carriedCustody(verified.custody),
+        },
       });
     })();
     job.fractal_id = fractalId;

@@ -1,24 +1,19 @@
-// What the case archive needs of the custody log (evidence/custody/): the entries an archive
-// carries, an `export` entry when an archive was written, and, at import, the carried entries
-// checked and kept beside the new fractal's own chain, which starts with a `case-import` entry.
-export interface CaseCustody {
-  /** The fractal's custody entries, oldest first, as the archive's custody.ndjson carries them. */
-  entries(fractalId: string): unknown[];
-  /** Appends the `export` entry of an archive just written. */
-  recordExport(fractalId: string, actor: string, details: Record<string, unknown>): void;
-  /** Why the carried entries do not form an intact chain (a sentence), or null when they do. */
-  checkCarried(entries: unknown[]): string | null;
-  /**
-   * Keeps the carried entries for the new fractal and appends its `case-import` entry. Called
-   * inside the import's transaction.
-   */
-  restore(fractalId: string, carried: unknown[], actor: string, details: Record<string, unknown>): void;
+// The custody log (evidence/custody/) as a case archive carries it: the source fractal's entries
+// travel in custody.ndjson unchanged, so their chain still verifies on the other appliance
+// (`verifyEntries`; each entry's hash covers its original fractal id, so they cannot join the new
+// fractal's chain as rows). The new fractal's chain starts with a `case-import` entry that holds
+// them, with their head hash and the archive's hash: one verified chain, carrying the old one.
+import { verifyEntries, type CustodyEntry } from '../evidence/custody/index.ts';
+
+/** The carried entries checked as a chain: null when intact, else why not (naming the entry). */
+export function carriedChainProblem(entries: unknown[]): string | null {
+  if (!entries.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) return 'a line is not a custody entry';
+  const verdict = verifyEntries(entries as CustodyEntry[]);
+  return verdict.ok ? null : `the carried custody log does not verify: ${verdict.reason}`;
 }
 
-/** Until the custody log exists: an archive carries no entries and records none. */
-export const noCustody: CaseCustody = {
-  entries: () => [],
-  recordExport: () => undefined,
-  checkCarried: () => null,
-  restore: () => undefined,
-};
+/** What the `case-import` entry records of the carried log. */
+export function carriedCustody(entries: CustodyEntry[]): { entries: CustodyEntry[]; head_hash: string | null } {
+  const verdict = verifyEntries(entries);
+  return { entries, head_hash: verdict.ok && entries.length ? verdict.head_hash : null };
+}

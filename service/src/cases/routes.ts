@@ -3,7 +3,7 @@
 //   GET  /api/v1/fractals/{id}/case-exports[/{job_id}] the fractal's export jobs
 //   GET  /api/v1/fractals/{id}/case-exports/{job_id}/archive   the archive, as a download
 //   DELETE /api/v1/fractals/{id}/case-exports/{job_id}  the job and its archive file
-//   POST /api/v1/case-import?name=…                   global admins; the archive as the raw body (any content type
+//   POST /api/v1/case-import?name=…&file_name=…       global admins; the archive as the raw body (any content type
 //                                                     but the form types, which the browser defences refuse from a
 //                                                     signed-in browser: a page of any site could send them)
 //   GET  /api/v1/case-imports[/{job_id}]              global admins
@@ -21,18 +21,16 @@ import { CaseArchiveRefused, saveUpload, verifyArchive } from './archive-reader.
 import { exportFile, runCaseExport } from './case-export.ts';
 import { freeFractalName, runCaseImport } from './case-import.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
-import type { CaseCustody } from './custody-link.ts';
 
 export interface CaseDeps {
   ctx: Context;
   jobs: CaseJobs;
-  custody: CaseCustody;
 }
 
 const exportRule = { access: { scope: 'fractal' as const, param: 'id', role: 'analyst' as const, usersOnly: true } };
 const JobParams = Type.Object({ id: Uuid, job_id: Uuid });
 
-export async function caseRoutes(app: App, { ctx, jobs, custody }: CaseDeps) {
+export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
   const exportJob = (fractalId: string, jobId: string): CaseJob => {
     const job = jobs.get(jobId);
     if (!job || job.kind !== 'export' || job.fractal_id !== fractalId) throw notFound(`Case export ${jobId} not found (jobs are kept until the service restarts).`);
@@ -45,7 +43,7 @@ export async function caseRoutes(app: App, { ctx, jobs, custody }: CaseDeps) {
     if (busy) throw conflict(`An export of fractal "${fractal.name}" is already running (job ${busy.id}); wait for it to finish.`);
     const actor = actorName(req.principal!);
     const job = jobs.start('export', { fractal_id: fractal.id, fractal_name: fractal.name, created_by: actor, phase: 'starting' });
-    jobs.run(runCaseExport(ctx, custody, jobs, job, fractal, actor));
+    jobs.run(runCaseExport(ctx, jobs, job, fractal, actor));
     return reply.code(202).send(ok(job));
   });
 
@@ -90,7 +88,7 @@ export async function caseRoutes(app: App, { ctx, jobs, custody }: CaseDeps) {
     raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
     raw.post(
       '/api/v1/case-import',
-      { config: admins, schema: { querystring: Type.Object({ name: Type.Optional(Name) }) } },
+      { config: admins, schema: { querystring: Type.Object({ name: Type.Optional(Name), file_name: Type.Optional(Type.String({ maxLength: 255 })) }) } },
       async (req, reply) => {
         const wanted = req.query.name?.trim();
         if (wanted && ctx.fractals.byName(wanted)) throw conflict(`A fractal named "${wanted}" already exists; choose another name.`);
@@ -108,9 +106,9 @@ export async function caseRoutes(app: App, { ctx, jobs, custody }: CaseDeps) {
           });
           const name = wanted ?? freeFractalName(ctx, verified.manifest.fractal?.name || 'imported case');
           job.fractal_name = name;
-          job.archive = { file_name: `${name}.tar.gz`, size: received.size, sha256: received.sha256, manifest_sha256: verified.manifestSha256 };
+          job.archive = { file_name: req.query.file_name ?? '', size: received.size, sha256: received.sha256, manifest_sha256: verified.manifestSha256 };
           job.progress = 0.1;
-          jobs.run(runCaseImport(ctx, custody, jobs, job, file, verified, name, actor).finally(() => rm(file, { force: true })));
+          jobs.run(runCaseImport(ctx, jobs, job, file, verified, name, actor).finally(() => rm(file, { force: true })));
           return reply.code(202).send(ok(job));
         } catch (err) {
           await rm(file, { force: true });
