@@ -1,25 +1,10 @@
 // Case archives (service/src/cases/): export jobs of a fractal, the archive's download address, and
 // the upload of an archive to import, with the upload's own progress (fetch reports none, so the
 // upload goes through XMLHttpRequest), then its job.
+import type { CaseJob } from '../../../service/src/cases/case-jobs.ts';
 import { ApiError, del, get, post } from './api.ts';
 
-export interface CaseJob {
-  id: string;
-  kind: 'export' | 'import';
-  status: 'running' | 'done' | 'failed';
-  phase: string;
-  progress: number;
-  events_total: number;
-  events_done: number;
-  bytes_done: number;
-  fractal_id: string | null;
-  fractal_name: string;
-  errors: string[];
-  archive: { file_name: string; size: number; sha256: string; manifest_sha256: string } | null;
-  created_by: string;
-  started_at: string;
-  finished_at: string | null;
-}
+export type { CaseJob };
 
 const exportsOf = (fractalId: string) => `/fractals/${encodeURIComponent(fractalId)}/case-exports`;
 
