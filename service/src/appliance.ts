@@ -31,6 +31,10 @@ import { dictionaryRoutes } from './dictionaries/routes.ts';
 import type { Config } from './config.ts';
 import { CustodyStore } from './evidence/custody/custody-store.ts';
 import { custodyRoutes } from './evidence/custody/routes.ts';
+import { ImportRunner } from './evidence/imports/import-runner.ts';
+import { Imports } from './evidence/imports/imports-logic.ts';
+import { ImportsStore } from './evidence/imports/imports-store.ts';
+import { importRoutes } from './evidence/imports/routes.ts';
 import type { Context } from './context.ts';
 import { firstStart, type FirstStartInfo } from './first-start.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -214,6 +218,9 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });
   await app.register(custodyRoutes as never, { custody: ctx.custody });
+  const importsStore = new ImportsStore(db);
+  const imports = new Imports(ctx, importsStore, new ImportRunner(ctx, ingest, importsStore));
+  await app.register(importRoutes as never, { imports });
   await app.register(uiRoutes);
 
   try {
@@ -222,6 +229,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     // Start-up fails as a whole: what is accepted is stored, and the engine, the spool and the
     // database are released, so the desktop shell can start again in this same process.
     await app.close().catch(() => undefined);
+    await imports.runner.stop();
     await ingest.stop();
     await ctx.retention.stop();
     await ch.close();
@@ -231,6 +239,9 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   // After the spool replay was queued: its logs hold the engine's windows back until stored.
   const alertEngine = new AlertEngine(ctx, ingest, { concurrency: 4, deliverySlots: 4, retryBackoffMs: 1000 });
   alertEngine.start();
+  // Imports a stop interrupted resume now that the alerts can run over them when they end.
+  imports.runner.alerts = alertEngine;
+  imports.runner.resumeAll();
   ctx.feedScheduler.start();
   await syslogListeners.startAll();
   const port = (app.server.address() as { port: number }).port;
@@ -256,6 +267,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
         await caseJobs.stop(); // a running case import removes what it stored while storage is open
         ctx.feedScheduler.stop();
         await waitForSyncs(); // a sync holds the metadata store until it has recorded its outcome
+        await imports.runner.stop(); // the batch in hand reaches the spool; the rest resumes at the next start
         await alertEngine.stop();
         await ingest.stop();
         await ctx.retention.stop();

@@ -67,6 +67,24 @@ export class ExecutionsStore {
 
   // ---- written by the engine (inside its transaction) ------------------------------------------------
 
+  /**
+   * The alerts whose firings since `since` hold results with `field` = `value` (an import's
+   * events, by `import_id`): per alert, its firings and the matching results they hold.
+   */
+  firingsHolding(field: string, value: string, since: string): Array<{ alert_id: string; name: string; severity: string; firings: number; matches: number }> {
+    return this.db
+      .prepare(
+        `SELECT e.alert_id, a.name, a.severity, count(*) AS firings, sum(m.n) AS matches
+         FROM alert_executions e
+         JOIN alerts a ON a.id = e.alert_id
+         JOIN (SELECT e2.id, (SELECT count(*) FROM json_each(e2.payload, '$.results') r WHERE json_extract(r.value, '$.' || json_quote(?)) = ?) AS n
+               FROM alert_executions e2 WHERE e2.triggered_at >= ? AND e2.payload IS NOT NULL) m ON m.id = e.id
+         WHERE m.n > 0
+         GROUP BY e.alert_id, a.name, a.severity ORDER BY a.name`,
+      )
+      .all(field, value, since) as Array<{ alert_id: string; name: string; severity: string; firings: number; matches: number }>;
+  }
+
   /** A window that matched: the execution, and (unless throttled) one pending delivery per action. */
   recordExecution(e: Omit<ExecutionRow, 'id' | 'throttled' | 'limit_hit'> & { throttled: boolean; limit_hit: boolean; payload: FiringPayload | null }, actions: Array<{ kind: ActionKind; id: string; name: string }>): string {
     const id = randomUUID();

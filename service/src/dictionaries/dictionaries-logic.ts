@@ -7,7 +7,7 @@ import { assertReadable, ownerFor as ownedBy, ownerScope, type Owner } from '../
 import type { Principal } from '../auth/principal.ts';
 import type { Context } from '../context.ts';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors.ts';
-import { CsvError, parseCsv } from './csv.ts';
+import { CsvError, parseCsv } from '../shared/csv.ts';
 import type { Dictionary, DictionaryRow } from './dictionaries-store.ts';
 
 export const MAX_COLUMNS = 64;

@@ -10,7 +10,7 @@ import { pageOf, withTotal } from '../http/paging.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { Description, IdParams, Uuid } from '../http/schemas.ts';
 import { resolveReadScope } from '../auth/read-scope.ts';
-import { formatCsv } from './csv.ts';
+import { formatCsv } from '../shared/csv.ts';
 import {
   checkColumns,
   checkName,

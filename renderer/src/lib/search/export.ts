@@ -4,7 +4,7 @@
 // Dictionaries page exports a dictionary's rows with the same toCsv() and fileNamePart(), asking for
 // spreadsheet-safe cells (a leading =, +, -, @ gets a `'`, as the service's own export does).
 // Pure: unit-tested in tests/ui/search-lib.test.ts.
-import { spreadsheetSafe } from '../../../../service/src/dictionaries/csv.ts';
+import { spreadsheetSafe } from '../../../../service/src/shared/csv.ts';
 
 export type ResultRow = Record<string, unknown>;
 
