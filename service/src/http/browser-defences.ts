@@ -10,7 +10,9 @@
 //   must come from the appliance's own pages: `Sec-Fetch-Site` same-origin (or none), and an
 //   `Origin`, when sent, naming this host (or SVC_BASE_URL's). With the session cookie, a body in
 //   a type a cross-site form or `fetch` may send without a preflight (text/plain, urlencoded,
-//   multipart) is refused too, for browsers that send neither header.
+//   multipart) is refused too unless the browser itself says `Sec-Fetch-Site: same-origin` (a
+//   header no page can set): for browsers that send neither header. The import page's multipart
+//   uploads come with it.
 // Shippers, scripts and API keys send a credential of their own (or no cookie), so they pass.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './app.ts';
@@ -92,7 +94,7 @@ export function registerBrowserDefences(app: App, opts: BrowserDefenceOptions = 
         throw new HttpError(403, `Request from origin ${origin} ${CROSS_SITE}`);
       }
     }
-    if (opts.sessionCookie && hasCookie(req, opts.sessionCookie)) {
+    if (opts.sessionCookie && site !== 'same-origin' && hasCookie(req, opts.sessionCookie)) {
       const type = req.headers['content-type'];
       if (typeof type === 'string' && SIMPLE_BODY_TYPES.test(type)) {
         throw new HttpError(
