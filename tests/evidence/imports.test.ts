@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync, createGzip } from 'node:zlib';
-import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type Res, type TestAppliance } from '../support/appliance.ts';
 import { createApiKey, createFractal, credentialClient, expectError, expectOk, grant, unknownId, UUID_RE } from '../support/api.ts';
 import { unpackEvtxSamples, type EvtxSamples } from '../support/evtx-samples.ts';
 import { waitFor } from '../support/wait.ts';
@@ -26,13 +26,13 @@ const FOREVER = { start: '1990-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z' };
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const sample = (name: string) => samples.files.find((f) => path.basename(f) === name)!;
 
-async function postFile(client: Client, fractalId: string, name: string, body: Buffer | string, query = ''): Promise<{ status: number; body: any }> {
+async function postFile(client: Client, fractalId: string, name: string, body: Buffer | string, query = ''): Promise<Res> {
   const r = await fetch(`${client.base}/api/v1/fractals/${fractalId}/imports?name=${encodeURIComponent(name)}${query}`, {
     method: 'POST',
     headers: { ...client.headers, cookie: client.cookie, 'content-type': 'application/octet-stream' },
-    body,
+    body: body as unknown as BodyInit,
   });
-  return { status: r.status, body: await r.json() };
+  return { status: r.status, headers: r.headers, body: await r.json() };
 }
 
 async function finished(client: Client, fractalId: string, id: string): Promise<any> {

@@ -5,7 +5,7 @@
 // translates through the same normalizer, and the alert engine fires each rule on its event only.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +13,7 @@ import { ADMIN_PASSWORD, signIn, startTestAppliance, type TestAppliance } from '
 import { createFractal, expectOk } from '../support/api.ts';
 import { waitForLogs } from '../support/logs.ts';
 import { sharedData } from '../support/shared-data.ts';
+import { documentedWindowsNormalizer } from '../support/windows-normalizer.ts';
 import { WAIT_MS } from '../support/wait.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-evtx-'));
@@ -25,14 +26,6 @@ after(async () => {
   await app?.dispose();
   rmSync(work, { recursive: true, force: true });
 });
-
-/** The normalizer exactly as the documentation shows it. */
-function documentedNormalizer(): Record<string, unknown> {
-  const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/normalizers-and-feeds.md'), 'utf8');
-  const block = /<!-- windows-evtx-normalizer[^>]*-->\s*```json\n([\s\S]*?)```/.exec(doc);
-  assert.ok(block, 'the documentation holds the example');
-  return JSON.parse(block[1]!);
-}
 
 const RULES = [
   'rules/windows/process_creation/proc_creation_win_whoami_priv_discovery.yml',
@@ -69,7 +62,7 @@ function evtxEvent(recordId: number, system: { provider: string; eventId: number
 
 test("SigmaHQ's Windows rules match evtx_dump output through the documented normalizer", async () => {
   const admin = await signIn(app.url, 'admin', ADMIN_PASSWORD);
-  const normalizer = expectOk(await admin.post('/api/v1/normalizers', documentedNormalizer()), 201);
+  const normalizer = expectOk(await admin.post('/api/v1/normalizers', documentedWindowsNormalizer()), 201);
   const f = await createFractal(admin, 'windows');
   const token = expectOk(await admin.post(`/api/v1/fractals/${f.id}/ingest-tokens`, { name: 'evtx', normalizer_id: normalizer.id }), 201).token;
 

@@ -283,15 +283,29 @@ export class ImportRunner {
     const range = await this.ctx.logs.importTimeRange(row.fractal_id, IMPORT_ID_FIELD, row.id);
     this.store.range(row.id, range.oldest, range.newest);
     if (this.alerts && row.accepted > 0) {
-      await this.alerts.tick();
-      // A tick that was already running when the import settled may have stopped short of it.
-      if (this.ingest.settledBefore().getTime() >= settledAt) await this.alerts.tick();
+      await this.runAlerts(row.fractal_id, new Date(settledAt).toISOString());
       this.store.alerts(row.id, this.ctx.alertExecutions.firingsHolding(IMPORT_ID_FIELD, row.id, row.created_at));
     }
     const done = this.store.get(row.id)!;
     const errors: string[] = JSON.parse(done.errors);
     const failed = done.accepted === 0 && (errors.length > 0 || done.rejected > 0);
     this.finish(done, failed ? 'failed' : 'done', errors, new Date());
+  }
+
+  /**
+   * Alerts run over windows of arrival (ingest time), whatever the events' own times, so the
+   * import's events, however old, are in the windows that end after it: ticks of the alert engine
+   * until every enabled alert reading this fractal has evaluated past the moment the import was
+   * stored (a tick already running may stop short; an alert that keeps failing is given up on).
+   */
+  private async runAlerts(fractalId: string, through: string): Promise<void> {
+    const reading = () =>
+      this.ctx.alerts.enabled().filter((a) => a.fractal_id === fractalId || (a.prism_id !== null && this.ctx.prisms.memberIds(a.prism_id).includes(fractalId)));
+    for (let tick = 0; tick < 20 && !this.stopping; tick++) {
+      const behind = reading().filter((a) => (a.cursor ?? '') < through);
+      if (behind.length === 0) return;
+      await this.alerts!.tick();
+    }
   }
 
   private finish(row: ImportRow, status: 'done' | 'failed', errors: string[], at: Date): void {
