@@ -168,7 +168,7 @@ async function profileOpen(page: Page, cdp: CDPSession): Promise<void> {
 
 /** A V8 CPU profile by function, self time. */
 interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
   samples?: number[];
   timeDeltas?: number[];
 }
@@ -183,6 +183,27 @@ function printProfile(profile: CpuProfile): void {
   }
   console.log('  by function (self ms; (program) is the browser\'s own work: style, layout, paint)');
   for (const [k, t] of [...byFn].sort((x, y) => y[1] - x[1]).filter(([k]) => !k.startsWith('(idle)')).slice(0, 20)) console.log(`    ${t.toFixed(1).padStart(7)}  ${k}`);
+  // Svelte components compile to functions of their name: the time under each (its children's
+  // included, a component under itself counted once).
+  interface Node {
+    id: number;
+    callFrame: { functionName: string };
+    children?: number[];
+  }
+  const nodes = new Map((profile.nodes as Node[]).map((n) => [n.id, n]));
+  const under = new Map<string, number>();
+  const walk = (id: number, open: Set<string>): number => {
+    const n = nodes.get(id)!;
+    const name = n.callFrame.functionName;
+    const component = /^[A-Z][A-Za-z]+$/.test(name) && !open.has(name);
+    const inner = component ? new Set([...open, name]) : open;
+    const total = (dt.get(id) ?? 0) + (n.children ?? []).reduce((sum, c) => sum + walk(c, inner), 0);
+    if (component) under.set(name, (under.get(name) ?? 0) + total);
+    return total;
+  };
+  walk(profile.nodes[0]!.id, new Set());
+  console.log('  by component (ms spent under it)');
+  for (const [k, t] of [...under].sort((x, y) => y[1] - x[1]).slice(0, 12)) console.log(`    ${t.toFixed(1).padStart(7)}  ${k}`);
 }
 
 const { a, browser } = await startBrowserTest({ headless: !args.headed });
