@@ -1,0 +1,98 @@
+// Evidence (service/src/evidence/): imports of files into a fractal, with the upload's own
+// progress (fetch reports none, so each file goes through XMLHttpRequest as the raw body) and then
+// the import's (bytes read of the stored file); the custody log with its verify verdict; and the
+// files of a drop, folders walked (Chromium and Electron give them as entries).
+import type { ChainVerdict, CustodyEntry } from '../../../service/src/evidence/custody/chain.ts';
+import type { ImportView } from '../../../service/src/evidence/imports/imports-store.ts';
+import { ApiError, enc, get } from './api.ts';
+
+export type { ChainVerdict, CustodyEntry, ImportView };
+
+export interface CustodyLog {
+  fractal_id: string;
+  total: number;
+  entries: CustodyEntry[];
+  verify: ChainVerdict;
+}
+
+export const evidence = {
+  imports: (fractalId: string) => get<ImportView[]>(`/fractals/${enc(fractalId)}/imports?limit=50`),
+  importOne: (fractalId: string, id: string) => get<ImportView>(`/fractals/${enc(fractalId)}/imports/${enc(id)}`),
+  custody: (fractalId: string) => get<CustodyLog>(`/fractals/${enc(fractalId)}/custody?limit=1000`),
+};
+
+/**
+ * Sends one file to import as the raw body; `onUpload` gets the share sent (0 … 1). Resolves with
+ * the import once the service has stored the file; a refusal rejects with its sentence.
+ */
+export function uploadImport(fractalId: string, file: File, normalizerId: string, onUpload: (share: number) => void): Promise<ImportView> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const query = new URLSearchParams({ name: file.name.slice(0, 255) || 'upload' });
+    if (normalizerId) query.set('normalizer_id', normalizerId);
+    xhr.open('POST', `/api/v1/fractals/${enc(fractalId)}/imports?${query}`);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total);
+    };
+    xhr.onerror = () => reject(new ApiError('Could not reach the service. Check that it is running and the network is up.', 0));
+    xhr.onload = () => {
+      let body: { data?: ImportView; error?: string } = {};
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        /* not the envelope */
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && body.data) resolve(body.data);
+      else reject(new ApiError(body.error ?? `The import was refused (HTTP ${xhr.status}).`, xhr.status));
+    };
+    xhr.send(file);
+  });
+}
+
+/** The share of an import done, 0 … 1: bytes of the stored file read, then 1 once it ended. */
+export function importShare(i: Pick<ImportView, 'status' | 'bytes_read' | 'size_bytes'>): number {
+  if (i.status !== 'running') return 1;
+  return i.size_bytes > 0 ? Math.min(0.99, i.bytes_read / i.size_bytes) : 0;
+}
+
+/** The search that shows an import's events: its id, over all time, in its fractal. */
+export function importSearchPath(i: Pick<ImportView, 'id' | 'fractal_id'>): string {
+  const p = new URLSearchParams({ q: `import_id="${i.id}"`, t: 'all', scope: `fractal:${i.fractal_id}` });
+  return `/search?${p.toString().replaceAll('+', '%20')}`;
+}
+
+interface EntryLike {
+  isFile: boolean;
+  isDirectory: boolean;
+  name: string;
+  file?(ok: (f: File) => void, fail: (e: unknown) => void): void;
+  createReader?(): { readEntries(ok: (entries: EntryLike[]) => void, fail: (e: unknown) => void): void };
+}
+
+/** Every file of a drop: dropped folders are walked (all their files, at any depth). */
+export async function filesFromDrop(dt: DataTransfer): Promise<File[]> {
+  const entries = [...dt.items]
+    .filter((it) => it.kind === 'file')
+    .map((it) => (it as DataTransferItem & { webkitGetAsEntry?: () => EntryLike | null }).webkitGetAsEntry?.() ?? null);
+  if (entries.length === 0 || entries.some((e) => e === null)) return [...dt.files];
+  const out: File[] = [];
+  const walk = async (e: EntryLike): Promise<void> => {
+    if (e.isFile && e.file) out.push(await new Promise<File>((ok, fail) => e.file!(ok, fail)));
+    else if (e.isDirectory && e.createReader) {
+      const reader = e.createReader();
+      // readEntries gives a folder's entries in batches until an empty one.
+      for (;;) {
+        const batch = await new Promise<EntryLike[]>((ok, fail) => reader.readEntries(ok, fail));
+        if (batch.length === 0) break;
+        for (const child of batch) await walk(child);
+      }
+    }
+  };
+  for (const e of entries) await walk(e!);
+  return out;
+}
+
+/** Whether a drag carries files (not text or a link dragged within the page). */
+export const dragHasFiles = (e: DragEvent): boolean => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
