@@ -5,6 +5,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ActionsStore } from './alerts/actions/actions-store.ts';
+import { ArchiveService } from './archive/archive-logic.ts';
+import { ArchiveStore } from './archive/archive-store.ts';
+import { archiveRoutes } from './archive/routes.ts';
 import { AlertsStore } from './alerts/alerts-store.ts';
 import { ExecutionsStore } from './alerts/executions-store.ts';
 import { actionRoutes } from './alerts/actions/routes.ts';
@@ -143,6 +146,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   });
   const fractals = new FractalsStore(db);
   const logs = new LogStore(ch);
+  const metrics = new Metrics();
   const normalizers = new NormalizersStore(db);
   const feeds = new FeedsStore(db, box);
   const ctx: Context = {
@@ -152,7 +156,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     startedAt: new Date(),
     db,
     ch,
-    metrics: new Metrics(),
+    metrics,
     users: new UsersStore(db),
     sessions: new SessionStore(db),
     loginLimiter: new LoginLimiter(),
@@ -185,6 +189,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     alertActions: new ActionsStore(db, box),
     alertExecutions: new ExecutionsStore(db),
     feeds,
+    archive: new ArchiveService(new ArchiveStore(db, box), ch, fractals, config, app.log, logs, metrics),
     feedScheduler: new FeedScheduler(feeds, (id) => syncInBackground(ctx, id)),
     custody: new CustodyStore(db, secretKey),
   };
@@ -196,12 +201,15 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   void ctx.dictionaries.purgeOrphanRows().catch((err) => app.log.warn({ err: (err as Error).message }, 'could not remove rows of deleted dictionaries'));
   ctx.retention.start(60_000);
   const ingest = new Ingest(ctx);
+  ctx.archive.open(ingest.spool); // before the spool's recovery: it keeps what the archive has not read
   const replayed = await ingest.recover();
+  await ctx.archive.start();
+  ctx.retention.archiveGate = () => ctx.archive.archiver.archivedBefore();
   if (replayed > 0) app.log.info({ logs: replayed }, 'replaying logs accepted before the last stop');
 
   ctx.metrics.instrument(app);
   registerAccessControl(app, { sessions: ctx.sessions, apiKeys: ctx.apiKeys, roles: ctx.roles });
-  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, dashboardRoutes, alertRoutes, actionRoutes, feedRoutes]) {
+  for (const routes of [healthRoutes, authRoutes, usersRoutes, settingsRoutes, fractalRoutes, prismRoutes, groupRoutes, ingestTokenRoutes, normalizerRoutes, queryRoutes, logsRoutes, commentRoutes, dictionaryRoutes, notebookRoutes, dashboardRoutes, alertRoutes, actionRoutes, feedRoutes, archiveRoutes]) {
     await app.register(routes, ctx);
   }
   for (const scope of ['fractal', 'prism'] as const) {
@@ -230,6 +238,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     // database are released, so the desktop shell can start again in this same process.
     await app.close().catch(() => undefined);
     await imports.runner.stop();
+    await ctx.archive.stop();
     await ingest.stop();
     await ctx.retention.stop();
     await ch.close();
@@ -269,6 +278,7 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
         await waitForSyncs(); // a sync holds the metadata store until it has recorded its outcome
         await imports.runner.stop(); // the batch in hand reaches the spool; the rest resumes at the next start
         await alertEngine.stop();
+        await ctx.archive.stop(); // before the spool closes: a roll in flight finishes or stays for the next start
         await ingest.stop();
         await ctx.retention.stop();
         if (metricsServer) await new Promise((r) => metricsServer!.close(() => r(null)));

@@ -52,6 +52,13 @@ export interface Config {
   trustProxy: boolean | string[];
   /** The session cookie's Secure flag: `auto` sets it on requests that arrived over https. */
   secureCookie: 'auto' | 'always' | 'never';
+  /**
+   * The archive (docs/archive.md; additions to the spec): a Parquet file is cut once this many
+   * seconds passed since its first log (SVC_ARCHIVE_ROLL_S) or it holds this many MB of rows
+   * (SVC_ARCHIVE_ROLL_MB); snapshots older than SVC_ARCHIVE_SNAPSHOT_KEEP_S expire, and files
+   * no kept snapshot names are deleted then; maintenance runs every SVC_ARCHIVE_MAINTENANCE_S.
+   */
+  archive: { rollMs: number; rollBytes: number; snapshotKeepMs: number; maintenanceMs: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -209,5 +216,11 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     logLevel,
     trustProxy: trustProxy(env),
     secureCookie: secureCookie(env),
+    archive: {
+      rollMs: integer(env, 'SVC_ARCHIVE_ROLL_S', 60, 1, 86_400) * 1000,
+      rollBytes: integer(env, 'SVC_ARCHIVE_ROLL_MB', 64, 1, 1024) * 1024 * 1024,
+      snapshotKeepMs: integer(env, 'SVC_ARCHIVE_SNAPSHOT_KEEP_S', 3600, 0, 31_536_000) * 1000,
+      maintenanceMs: integer(env, 'SVC_ARCHIVE_MAINTENANCE_S', 3600, 1, 86_400) * 1000,
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ActionsStore } from './alerts/actions/actions-store.ts';
 import type { AlertsStore } from './alerts/alerts-store.ts';
 import type { ExecutionsStore } from './alerts/executions-store.ts';
+import type { ArchiveService } from './archive/archive-logic.ts';
 import type { ApiKeysStore } from './auth/api-keys-store.ts';
 import type { LoginLimiter } from './auth/login-limiter.ts';
 import type { RoleResolver } from './auth/roles.ts';
@@ -72,6 +73,8 @@ export interface Context {
   alertActions: ActionsStore;
   alertExecutions: ExecutionsStore;
   feeds: FeedsStore;
+  /** The archive tier (Parquet + Iceberg): capture from the spool, status, restore, search in place. */
+  archive: ArchiveService;
   /** Scheduled feed syncs (started by appliance.ts once the service listens). */
   feedScheduler: FeedScheduler;
   /** The append-only, hash-chained custody log of each fractal (imports, exports, case imports). */

@@ -65,6 +65,7 @@ export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx:
       disk_quota: { fractals_over_quota: overQuota },
     });
     const active = Object.entries(layers).filter(([, v]) => (v as { active: boolean }).active).map(([k]) => k);
-    return { success: true, data: { active, layers } };
+    // The archive never refuses ingest: its lag and fault are reported beside the layers.
+    return { success: true, data: { active, layers, archive: ctx.archive.pressure() } };
   });
 }

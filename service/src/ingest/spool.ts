@@ -33,6 +33,7 @@ const SEGMENT_BYTES = 64 * 1024 * 1024;
  * deleted before it has read it, whatever the hot store has confirmed.
  */
 export interface SpoolReader {
+  /** Number.MAX_SAFE_INTEGER while it holds nothing. */
   firstNeededSegment(): number;
 }
 
@@ -68,10 +69,7 @@ export class Spool {
     mkdirSync(dir, { recursive: true });
   }
 
-  /**
-   * Adds the second reader (before recover()). `nextSegmentAtLeast` keeps segment numbers rising
-   * past the reader's position even when every segment was deleted at the last stop.
-   */
+  /** Adds the second reader (before recover(), so what it holds survives the recovery). */
   attachReader(reader: SpoolReader | null): void {
     this.reader = reader;
     if (!reader) for (const n of this.segmentNumbers()) this.maybeDelete(n);
@@ -116,7 +114,10 @@ export class Spool {
       this.open.set(b.segment, (this.open.get(b.segment) ?? 0) + 1);
       this.batchSegment.set(b.id, b.segment);
     }
-    this.segment = Math.max((segments.at(-1) ?? 0) + 1, opts.nextSegmentAtLeast ?? 0);
+    // Past the reader's position even when every segment was deleted at the last stop.
+    const held = this.reader?.firstNeededSegment() ?? Number.MAX_SAFE_INTEGER;
+    const floor = opts.nextSegmentAtLeast ?? (held < Number.MAX_SAFE_INTEGER ? held + 1 : 0);
+    this.segment = Math.max((segments.at(-1) ?? 0) + 1, floor);
     this.openSegment();
     for (const n of segments) this.maybeDelete(n);
     return [...batches.values()];

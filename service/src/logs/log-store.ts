@@ -42,6 +42,9 @@ export interface StoredLogText {
   fields_json: string;
 }
 
+/** The hot retention's gate while the archive is on: only logs it holds. */
+const ARCHIVED = (before: Date | null): string => (before ? ` AND ingest_timestamp < {archived:DateTime64(9, 'UTC')}` : '');
+
 /** The tables ingest writes rows for. */
 export type IngestTable = 'logs_ingest' | 'logs';
 
@@ -168,17 +171,20 @@ export class LogStore {
     return n === 0 ? { oldest: null, newest: null, count: 0 } : { oldest: iso(r!.oldest), newest: iso(r!.newest), count: n };
   }
 
-  /** Retention: drops logs whose event time is older than `days`. */
-  async deleteOlderThan(fractalId: string, days: number): Promise<void> {
+  /**
+   * Retention: drops logs whose event time is older than `days`; with `ingestedBefore` (the archive
+   * is on) only those the archive holds, ingested before that instant.
+   */
+  async deleteOlderThan(fractalId: string, days: number, ingestedBefore: Date | null = null): Promise<void> {
     await this.ch.client.command({
-      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp < now64(9) - toIntervalDay({days:UInt32})`,
-      query_params: { id: fractalId, days },
+      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp < now64(9) - toIntervalDay({days:UInt32})${ARCHIVED(ingestedBefore)}`,
+      query_params: { id: fractalId, days, ...(ingestedBefore ? { archived: chTime(ingestedBefore) } : {}) },
       clickhouse_settings: { mutations_sync: '2' },
     });
   }
 
-  /** Rollover quota: deletes the oldest logs until the fractal's logs fit in `bytes`. */
-  async trimToSize(fractalId: string, bytes: number): Promise<void> {
+  /** Rollover quota: deletes the oldest logs until the fractal's logs fit in `bytes` (`ingestedBefore` as for retention). */
+  async trimToSize(fractalId: string, bytes: number, ingestedBefore: Date | null = null): Promise<void> {
     const rs = await this.ch.client.query({
       query: `SELECT toString(max(timestamp)) AS cutoff FROM (
                 SELECT timestamp, sum(length(raw)) OVER (ORDER BY timestamp DESC, log_id DESC) AS newer_bytes
@@ -190,10 +196,41 @@ export class LogStore {
     const [row] = (await rs.json()) as Array<{ cutoff: string }>;
     if (!row || row.cutoff.startsWith('1970-01-01')) return;
     await this.ch.client.command({
-      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp <= {cutoff:DateTime64(9, 'UTC')}`,
-      query_params: { id: fractalId, cutoff: row.cutoff },
+      query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID} AND timestamp <= {cutoff:DateTime64(9, 'UTC')}${ARCHIVED(ingestedBefore)}`,
+      query_params: { id: fractalId, cutoff: row.cutoff, ...(ingestedBefore ? { archived: chTime(ingestedBefore) } : {}) },
       clickhouse_settings: { mutations_sync: '2' },
     });
+  }
+
+  /**
+   * Restores archived logs (`source`: the archive's table function over Parquet files) of
+   * [startNs, endNs) into the fractal, through the ingest entry table, leaving out every log_id the
+   * hot store already holds. Returns how many were restored and how many were already there.
+   */
+  async restoreFrom(source: string, fractalId: string, startNs: bigint, endNs: bigint): Promise<{ restored: number; skipped: number }> {
+    const params = { fid: fractalId, s: startNs.toString(), e: endNs.toString() };
+    // The archive keeps ids as text (docs/archive.md).
+    const inRange = `timestamp_ns >= {s:Int64} AND timestamp_ns < {e:Int64} AND fractal_id = {fid:String}`;
+    const present = `toUUID(log_id) IN (SELECT log_id FROM ${this.logs} WHERE fractal_id = {fid:UUID}
+                       AND timestamp >= fromUnixTimestamp64Nano({s:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Nano({e:Int64}, 'UTC'))`;
+    const rs = await this.ch.client.query({
+      query: `SELECT count() AS total, countIf(${present}) AS present FROM ${source} WHERE ${inRange}`,
+      query_params: params,
+      format: 'JSONEachRow',
+    });
+    const [c] = (await rs.json()) as Array<{ total: string | number; present: string | number }>;
+    const total = Number(c?.total ?? 0);
+    const skipped = Number(c?.present ?? 0);
+    if (total > skipped) {
+      await this.ch.client.command({
+        query: `INSERT INTO ${this.ch.table('logs_ingest')} (fractal_id, timestamp, ingest_timestamp, log_id, raw, fields)
+                SELECT toUUID(fractal_id), fromUnixTimestamp64Nano(timestamp_ns, 'UTC'), fromUnixTimestamp64Nano(ingest_timestamp_ns, 'UTC'), toUUID(log_id), raw, fields
+                FROM ${source} WHERE ${inRange} AND NOT ${present}`,
+        query_params: params,
+        clickhouse_settings: { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0 },
+      });
+    }
+    return { restored: total - skipped, skipped };
   }
 
   async deleteFractal(fractalId: string): Promise<void> {

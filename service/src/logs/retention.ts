@@ -9,6 +9,12 @@ export class RetentionEnforcer {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
+  /**
+   * While the archive is on, the instant before which every ingested log is archived: retention
+   * and quota delete only logs ingested before it (archive/archiver.ts `archivedBefore`).
+   */
+  archiveGate: () => Date | null = () => null;
+
   constructor(
     private readonly fractals: FractalsStore,
     private readonly logs: LogStore,
@@ -50,13 +56,13 @@ export class RetentionEnforcer {
       return;
     }
     try {
-      if (fractal.retention_days) await this.logs.deleteOlderThan(fractal.id, fractal.retention_days);
+      if (fractal.retention_days) await this.logs.deleteOlderThan(fractal.id, fractal.retention_days, this.archiveGate());
       if (!fractal.quota_bytes) {
         this.blocked.delete(fractal.id);
       } else {
         let stats = await this.logs.stats(fractal.id);
         if (stats.size_bytes > fractal.quota_bytes && fractal.quota_action === 'rollover') {
-          await this.logs.trimToSize(fractal.id, fractal.quota_bytes);
+          await this.logs.trimToSize(fractal.id, fractal.quota_bytes, this.archiveGate());
           stats = await this.logs.stats(fractal.id);
         }
         if (fractal.quota_action === 'reject' && stats.size_bytes >= fractal.quota_bytes) this.blocked.add(fractal.id);

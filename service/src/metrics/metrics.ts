@@ -127,6 +127,22 @@ export class Metrics {
     });
   }
 
+  /** The archive's lag and output, read when scraped. */
+  trackArchive(read: () => { lagLogs: number; archivedLogs: number; faulty: boolean }): void {
+    const gauge = (name: string, help: string, pick: (r: ReturnType<typeof read>) => number) =>
+      new client.Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(pick(read()));
+        },
+      });
+    gauge('svc_archive_lag_logs', 'Logs accepted and not yet committed to the archive', (r) => r.lagLogs);
+    gauge('svc_archive_logs_archived', 'Logs committed to the archive since start', (r) => r.archivedLogs);
+    gauge('svc_archive_fault', '1 while the archive cannot write (logs wait in the spool)', (r) => (r.faulty ? 1 : 0));
+  }
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
   }

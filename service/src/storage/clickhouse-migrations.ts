@@ -98,6 +98,22 @@ const CLICKHOUSE_MIGRATIONS: Migration[] = [
       `ALTER TABLE ${t('logs')} MATERIALIZE INDEX logs_ingest_time`,
     ],
   },
+  {
+    // The archive's staging table (archive/archiver.ts): the spooled rows of one roll are inserted
+    // here, then read back per fractal and ingest day as Parquet. Memory: nothing here must last.
+    version: 7,
+    name: 'archive stage',
+    statements: (t) => [
+      `CREATE TABLE IF NOT EXISTS ${t('archive_stage')} (
+        fractal_id UUID,
+        timestamp DateTime64(9, 'UTC'),
+        ingest_timestamp DateTime64(9, 'UTC'),
+        log_id UUID,
+        raw String,
+        fields String DEFAULT ''
+      ) ENGINE = Memory`,
+    ],
+  },
 ];
 
 export async function migrateClickHouse(ch: Analytics): Promise<void> {

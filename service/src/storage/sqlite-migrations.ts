@@ -662,6 +662,101 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
     `,
   },
   {
+    version: 10,
+    name: 'archive tier',
+    // The archive's catalog (archive/): its settings (one row; the S3 secret sealed), the spool
+    // position it has archived up to, and per fractal the Iceberg table it writes: snapshots kept,
+    // one manifest per ingest day, the data files. The catalog is what search, restore, retention
+    // and the next commit read; the Iceberg files in the archive say the same for other readers.
+    // `archive_garbage` holds keys no current snapshot references, deleted once older snapshots
+    // that may still name them have expired. No foreign key to fractals: an archive outlives them.
+    sql: `
+      CREATE TABLE archive_settings (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        enabled INTEGER NOT NULL DEFAULT 0,
+        backend TEXT NOT NULL DEFAULT 'local' CHECK (backend IN ('local', 's3')),
+        path TEXT,
+        s3_endpoint TEXT,
+        s3_bucket TEXT,
+        s3_prefix TEXT NOT NULL DEFAULT '',
+        s3_region TEXT,
+        s3_access_key TEXT,
+        s3_secret_sealed TEXT,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE archive_cursor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        segment INTEGER NOT NULL,
+        offset INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE archive_tables (
+        fractal_id TEXT PRIMARY KEY,
+        table_uuid TEXT NOT NULL,
+        metadata_version INTEGER NOT NULL,
+        metadata_log TEXT NOT NULL DEFAULT '[]',
+        last_maintenance TEXT
+      );
+      CREATE TABLE archive_snapshots (
+        fractal_id TEXT NOT NULL,
+        snapshot_id INTEGER NOT NULL,
+        parent_id INTEGER,
+        sequence_number INTEGER NOT NULL,
+        timestamp_ms INTEGER NOT NULL,
+        manifest_list TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (fractal_id, snapshot_id)
+      );
+      CREATE TABLE archive_manifests (
+        fractal_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        snapshot_id INTEGER NOT NULL,
+        sequence_number INTEGER NOT NULL,
+        min_sequence_number INTEGER NOT NULL,
+        added_files INTEGER NOT NULL,
+        added_rows INTEGER NOT NULL,
+        existing_files INTEGER NOT NULL,
+        existing_rows INTEGER NOT NULL,
+        PRIMARY KEY (fractal_id, day)
+      );
+      CREATE TABLE archive_files (
+        fractal_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        min_ts_us INTEGER NOT NULL,
+        max_ts_us INTEGER NOT NULL,
+        snapshot_id INTEGER NOT NULL,
+        sequence_number INTEGER NOT NULL,
+        PRIMARY KEY (fractal_id, key)
+      );
+      CREATE INDEX archive_files_day ON archive_files(fractal_id, day);
+      CREATE TABLE archive_garbage (
+        key TEXT PRIMARY KEY,
+        removed_at_ms INTEGER NOT NULL
+      );
+      CREATE TABLE archive_jobs (
+        id TEXT PRIMARY KEY,
+        fractal_id TEXT NOT NULL,
+        start TEXT NOT NULL,
+        end TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+        restored INTEGER NOT NULL DEFAULT 0,
+        skipped INTEGER NOT NULL DEFAULT 0,
+        files_total INTEGER NOT NULL DEFAULT 0,
+        files_done INTEGER NOT NULL DEFAULT 0,
+        damaged_files TEXT NOT NULL DEFAULT '[]',
+        error TEXT,
+        created_by TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+    `,
+  },
+  {
     version: 12,
     name: 'default normalizer: syslog-ng numeric names',
     // The shipped default maps syslog-ng's LEVEL_NUM, FACILITY_NUM and PRI (normalizers/
