@@ -153,8 +153,8 @@ export class Archiver {
    */
   archivedBefore(): Date | null {
     if (!this.backend) return null;
-    // A request stamped just now may still be on its way into the spool: a minute of margin.
-    let ms = Date.now() - 60_000;
+    // A request stamped just now may still be on its way into the spool (stamp, then fsync): a margin.
+    let ms = Date.now() - 10_000;
     for (const p of this.pending) if (p.ingestMs < ms) ms = p.ingestMs;
     return new Date(ms);
   }
