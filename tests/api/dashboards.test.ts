@@ -504,7 +504,12 @@ describe('shared links', () => {
 
     const pub = await anonymous().get(`/api/v1/shared/${link.token}`);
     const view = expectOk(pub);
-    assert.equal(pub.headers.get('cache-control'), 'no-store');
+    assert.equal(pub.headers.get('cache-control'), 'private, no-cache', 'kept by the browser only, asked for again each time');
+    const etag = pub.headers.get('etag')!;
+    assert.match(etag, /^"[\w-]{27}"$/);
+    const unchanged = await fetch(`${app.url}/api/v1/shared/${link.token}`, { headers: { 'if-none-match': etag } });
+    assert.equal(unchanged.status, 304, 'a reader holding the current answer is not sent it again');
+    assert.equal(await unchanged.text(), '');
     assert.equal(view.name, 'Wallboard');
     assert.equal(view.hide_queries, true);
     assert.deepEqual(view.widgets.map((w: any) => [w.title, w.chart_type, w.result.chart_type]), [
@@ -598,25 +603,36 @@ describe('shared links', () => {
       const s0 = statements;
       const first = await burst(60);
       assert.equal(runs.queriesRun - n0, 3, 'one query per widget for 60 readers at once');
-      assert.equal(statements - s0, 3, 'three statements reached the engine');
+      // The three widgets read the same range: one shared read (its row count is a statement here;
+      // its copy goes through command()), then each widget's own statement on the copy.
+      assert.equal(statements - s0, 4, 'four statements reached the engine');
       for (const r of first) assert.deepEqual(r, first[0], 'every reader got the same results');
       for (const r of await burst(60)) assert.deepEqual(r, first[0], 'the same results again');
       assert.equal(runs.queriesRun - n0, 3, 'no query while the results are younger than the interval');
 
-      // At 5 s, results older than that are refreshed once per widget, in the background: while the
-      // refresh runs (held here as long as it takes), every reader gets the built answer at once.
+      // At 5 s: a little before the results are 5 s old a read starts one refresh per widget, in the
+      // background. While it runs (held here as long as it takes) readers get the built answer at
+      // once as long as it is younger than 5 s, and wait for the refresh once it is not: no reader
+      // is ever answered results older than the interval.
       expectOk(await ana.put(`${DB}/${d.id}/refresh-interval`, { refresh_interval_s: 5 }));
       const oldest = Math.min(...first[0]!.map((t) => Date.parse(t)));
-      await until(async () => Date.now() - oldest > 5_000, 'one refresh interval passes');
       let release = () => {};
       held = new Promise<void>((r) => (release = r));
-      const sent = Date.now();
-      for (const r of await burst(40)) assert.deepEqual(r, first[0], 'no reader waits for the refresh');
-      await until(async () => statements - s0 > 3, 'the refresh starts');
-      // Long again, so that however slow the machine, no second refresh starts before the checks below
-      // (under load the bursts after the refresh outlasted 5 s and each widget ran a third time).
+      let refreshAt = 0;
+      const reads: Array<Promise<{ sent: number; got: string[] }>> = [];
+      const read = () => {
+        const sent = Date.now();
+        reads.push(anonymous().get(`/api/v1/shared/${link.token}`).then((r) => ({ sent, got: expectOk(r).widgets.map((w: any) => w.result.executed_at as string) })));
+      };
+      await until(async () => {
+        read();
+        if (statements - s0 > 4 && !refreshAt) refreshAt = Date.now();
+        return refreshAt > 0;
+      }, 'a read starts the refresh');
+      assert.ok(refreshAt - oldest < 5_000 + 100, `the refresh started before the results were one interval old (at ${refreshAt - oldest} ms)`);
+      // Long again, so that however slow the machine, no second refresh starts before the checks below.
       expectOk(await ana.put(`${DB}/${d.id}/refresh-interval`, { refresh_interval_s: 600 }));
-      for (const r of await burst(40)) assert.deepEqual(r, first[0], 'nor while it runs');
+      const sent = Date.now();
       held = null;
       release();
       let refreshed: string[] = [];
@@ -624,10 +640,15 @@ describe('shared links', () => {
         refreshed = (await burst(1))[0]!;
         return refreshed.every((t, i) => t !== first[0]![i]);
       }, 'the refreshed results are answered');
-      assert.ok(refreshed.every((t) => Date.parse(t) >= sent), `every widget ran again: ${refreshed}`);
+      assert.ok(refreshed.every((t) => Date.parse(t) <= sent && Date.parse(t) >= oldest), `every widget ran again: ${refreshed}`);
+      for (const { sent: at, got } of await Promise.all(reads)) {
+        const age = at - Math.min(...got.map((t) => Date.parse(t)));
+        assert.ok(age <= 5_000, `a read sent ${at - oldest} ms after the first results was answered results ${age} ms old`);
+        assert.ok(got.every((t, i) => t === first[0]![i]) || got.every((t, i) => t === refreshed[i]), 'the first answer or the refreshed one, never a mix');
+      }
       for (const r of await burst(40)) assert.deepEqual(r, refreshed);
       assert.equal(runs.queriesRun - n0, 6, 'one more query per widget for the next interval');
-      assert.equal(statements - s0, 6);
+      assert.equal(statements - s0, 8);
     } finally {
       ch.streamRows = stream;
     }

@@ -308,13 +308,14 @@ export class DashboardsStore {
   }
 
   /** The link a token's hash names, with its dashboard's revision and refresh interval (one indexed read per public hit). */
+  /** Every public read looks its token up: one prepared statement on the unique index of token_hash. */
+  private byTokenHash?: ReturnType<Db['prepare']>;
   linkByTokenHash(hash: string): LinkTarget | undefined {
-    return this.db
-      .prepare(
-        `SELECT ${L_COLUMNS.replace(/(\w+)/g, 'l.$1')}, d.revision, d.refresh_interval_s
-         FROM dashboard_shared_links l JOIN dashboards d ON d.id = l.dashboard_id WHERE l.token_hash = ?`,
-      )
-      .get(hash) as LinkTarget | undefined;
+    this.byTokenHash ??= this.db.prepare(
+      `SELECT ${L_COLUMNS.replace(/(\w+)/g, 'l.$1')}, d.revision, d.refresh_interval_s
+       FROM dashboard_shared_links l JOIN dashboards d ON d.id = l.dashboard_id WHERE l.token_hash = ?`,
+    );
+    return this.byTokenHash.get(hash) as LinkTarget | undefined;
   }
 
   touchLink(id: string, at: string): void {

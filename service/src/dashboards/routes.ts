@@ -5,7 +5,7 @@
 // Every route but the public two is `{authenticated: true}` for the access hook: the scope comes
 // from the dashboard itself (or the body, query string or selection when creating, listing,
 // importing), so dashboards-logic.ts checks roles and the API key's `dashboard` permission.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -289,9 +289,14 @@ export async function dashboardRoutes(app: App, ctx: Context) {
   const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
   const publicHeaders = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' };
 
+  // The answer may be kept by the reader's browser but must be asked for again each time (a link
+  // deleted or switched off is a 404 at once); a reader holding the current one gets a 304.
+  const publicApiHeaders = { ...publicHeaders, 'cache-control': 'private, no-cache' };
   app.get('/api/v1/shared/:token', { config: { access: { public: true } }, schema: { params: TokenParams } }, async (req, reply) => {
-    const body = await publicDashboard(ctx, req.params.token);
-    return reply.headers(publicHeaders).type('application/json; charset=utf-8').send(body);
+    const view = await publicDashboard(ctx, req.params.token);
+    reply.headers(publicApiHeaders).header('etag', view.etag);
+    if (req.headers['if-none-match'] === view.etag) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(view.body);
   });
 
   // The page is the UI's own (renderer/src/shared.ts picks it by its path), answered 404 when the link is not live.
@@ -305,10 +310,19 @@ export async function dashboardRoutes(app: App, ctx: Context) {
     }
     let html: string;
     try {
-      html = await readFile(path.join(UI_DIR, 'index.html'), 'utf8');
+      html = await indexHtml();
     } catch {
       return reply.code(503).type('text/plain').send('The web UI has not been built. Run `npm run build:ui` (npm start does this for you).\n');
     }
     return reply.code(status).headers(publicHeaders).type('text/html; charset=utf-8').send(html);
   });
+}
+
+/** The UI's index.html, read again only when the file changed (a wall of screens reloading the public page reads it often). */
+let indexCache: { mtimeMs: number; html: string } | undefined;
+async function indexHtml(): Promise<string> {
+  const file = path.join(UI_DIR, 'index.html');
+  const { mtimeMs } = await stat(file);
+  if (indexCache?.mtimeMs !== mtimeMs) indexCache = { mtimeMs, html: await readFile(file, 'utf8') };
+  return indexCache.html;
 }

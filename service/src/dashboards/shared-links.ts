@@ -10,11 +10,12 @@
 // results: no ids of its fractal or prism (event rows lose their fractal_id and log_id), no
 // variables, no author, no SQL, and no query text when the dashboard hides it
 // (`shared_hide_queries`, on by default). The answer is built once per dashboard revision and kept
-// as bytes; once its results are older than one refresh interval (PUBLIC_MAX_AGE_S when the
-// dashboard does not refresh), the next read starts one rebuild in the background, which refreshes
-// the stale widgets through widget-runs.ts, and readers get the built answer meanwhile: however
-// many read, a widget costs at most one query per interval, and no reader waits on a refresh.
-import { randomBytes } from 'node:crypto';
+// as bytes with an entity tag (a hit is a map look-up and a write, or a 304); a little before its
+// results are one refresh interval old (PUBLIC_MAX_AGE_S when the dashboard does not refresh), a
+// read starts one rebuild in the background, which refreshes the stale widgets through
+// widget-runs.ts, and readers get the built answer meanwhile: however many read, a widget costs
+// one query per refresh (about one per interval), and no answer is older than the interval.
+import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { sha256 } from '../storage/secret-box.ts';
@@ -89,32 +90,52 @@ export function liveLink(ctx: Context, token: string) {
 }
 
 /**
- * GET /api/v1/shared/{token}: the answer's JSON. A built answer is sent at once, always: when its
- * results are older than the interval, or the dashboard changed since (new results stored by a
- * page count), the read starts one rebuild, and readers keep getting the built answer until the new
- * one is ready, so a refresh never holds them up (results are at most one interval plus one rebuild
- * old). Only a read with no built answer waits: the first, or one after the dashboard's queries were
- * hidden or shown (dashboards-logic.ts drops the answer then: no reader sees hidden queries again).
+ * GET /api/v1/shared/{token}: the answer's JSON, never older than the interval. A built answer is
+ * sent at once while it is younger; from `refreshLeadMs` before it reaches the interval (or once
+ * the dashboard changed: new results stored by a page count) the read also starts one rebuild in
+ * the background, so that in the steady state the new answer is ready before the old one is too
+ * old and no reader waits. Only when a rebuild is late (the answer has reached the interval) do
+ * readers wait for it, and a read with no built answer: the first, or one after the dashboard's
+ * queries were hidden or shown (dashboards-logic.ts drops the answer then: no reader sees hidden
+ * queries again). The price of never being older: a widget runs about once per interval minus the
+ * lead, not once per interval.
  */
-export async function publicDashboard(ctx: Context, token: string): Promise<Buffer> {
+export async function publicDashboard(ctx: Context, token: string): Promise<PublicView> {
   const link = liveLink(ctx, token);
   const now = Date.now();
   if (!link.last_used_at || now - Date.parse(link.last_used_at) > TOUCH_EVERY_MS) ctx.dashboards.touchLink(link.id, new Date(now).toISOString());
-  const maxAgeS = link.refresh_interval_s || PUBLIC_MAX_AGE_S;
+  const maxAgeMs = (link.refresh_interval_s || PUBLIC_MAX_AGE_S) * 1000;
   const view = ctx.dashboardRuns.publicViews.built.get(link.dashboard_id);
-  if (!view) return (await rebuild(ctx, link.dashboard_id, maxAgeS)).body;
-  if (view.revision !== link.revision || now - view.oldest >= maxAgeS * 1000) {
-    rebuild(ctx, link.dashboard_id, maxAgeS).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
+  if (!view) return rebuild(ctx, link.dashboard_id, maxAgeMs);
+  const age = now - view.oldest;
+  const lead = refreshLeadMs(view, maxAgeMs);
+  if (age >= maxAgeMs) return rebuild(ctx, link.dashboard_id, maxAgeMs - lead);
+  if (view.revision !== link.revision || age >= maxAgeMs - lead) {
+    rebuild(ctx, link.dashboard_id, maxAgeMs - lead).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
   }
-  return view.body;
+  return view;
 }
 
-/** One build at a time per dashboard (a burst of readers waits for the same one); kept while it still has links. */
-function rebuild(ctx: Context, dashboardId: string, maxAgeS: number): Promise<PublicView> {
+/** The least head start a rebuild gets before the answer reaches the interval. */
+const MIN_REFRESH_LEAD_MS = 1000;
+
+/**
+ * How long before the interval is reached a rebuild starts: twice the last build's time, at least
+ * MIN_REFRESH_LEAD_MS, at most half the interval (so a widget runs at most twice per interval).
+ */
+export function refreshLeadMs(view: Pick<PublicView, 'buildMs'>, maxAgeMs: number): number {
+  return Math.min(maxAgeMs / 2, Math.max(MIN_REFRESH_LEAD_MS, 2 * view.buildMs));
+}
+
+/**
+ * One build at a time per dashboard (a burst of readers waits for the same one), reusing widget
+ * results younger than `maxAgeMs`; kept while the dashboard still has links.
+ */
+function rebuild(ctx: Context, dashboardId: string, maxAgeMs: number): Promise<PublicView> {
   const cache = ctx.dashboardRuns.publicViews;
   let build = cache.building.get(dashboardId);
   if (!build) {
-    build = buildView(ctx, dashboardId, maxAgeS)
+    build = buildView(ctx, dashboardId, maxAgeMs)
       .then((built) => {
         if (ctx.dashboards.links(dashboardId).length > 0) cache.built.set(dashboardId, built);
         return built;
@@ -125,12 +146,13 @@ function rebuild(ctx: Context, dashboardId: string, maxAgeS: number): Promise<Pu
   return build;
 }
 
-async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Promise<PublicView> {
+async function buildView(ctx: Context, dashboardId: string, maxAgeMs: number): Promise<PublicView> {
+  const started = performance.now();
   const d = ctx.dashboards.get(dashboardId);
   if (!d) throw notFound(GONE);
   // The revision is read before the widgets: a change made while this builds makes the next read build again.
   const revision = d.revision;
-  const outcomes = await runWidgets(ctx, d, ctx.dashboards.widgets(d.id, true), { maxAgeS });
+  const outcomes = await runWidgets(ctx, d, ctx.dashboards.widgets(d.id, true), { maxAgeS: maxAgeMs / 1000 });
   const hide = d.shared_hide_queries;
   const widgets = outcomes.map(({ widget: w, run }) => {
     const chart = displayChart(w, run);
@@ -154,11 +176,13 @@ async function buildView(ctx: Context, dashboardId: string, maxAgeS: number): Pr
     start: d.time_start,
     end: d.time_end,
     refresh_interval_s: d.refresh_interval_s,
-    max_age_s: maxAgeS,
+    max_age_s: d.refresh_interval_s || PUBLIC_MAX_AGE_S,
     hide_queries: hide,
     widgets,
   };
-  return { revision, oldest, body: Buffer.from(JSON.stringify({ success: true, data }), 'utf8') };
+  const body = Buffer.from(JSON.stringify({ success: true, data }), 'utf8');
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { revision, oldest, body, etag, buildMs: performance.now() - started };
 }
 
 /** Columns of event rows that name this appliance's own records, not what happened: left out of public answers. */
