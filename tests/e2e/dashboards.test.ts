@@ -289,7 +289,15 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
     assert.equal(await page.locator('header.topbar, .db-head').count(), 0, 'no chrome');
     const gridBox = await page.locator('.grid[role="list"]').boundingBox();
     assert.ok(gridBox!.height > 2000 && gridBox!.height <= 2160, `the rows fill the screen: ${gridBox!.height}px`);
-    await screenshot(page, 'dashboard-kiosk-wall.png');
+    // Type and chart labels grow with the wall (2.4× at 3840 px wide), in both themes.
+    for (const theme of ['dark', 'light'] as const) {
+      await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+      const wall = await typeSizes(page, 'Errors by host');
+      assert.ok(wall.title >= 28 && wall.title <= 33, `${theme}: the widget's title is read across a room: ${wall.title}px`);
+      assert.ok(wall.axis >= 110, `${theme}: the chart's value axis makes room for its larger labels: ${wall.axis}px`);
+      assert.notEqual(wall.color, '', theme);
+      await screenshot(page, `dashboard-kiosk-wall-${theme}.png`);
+    }
     await page.keyboard.press('Escape');
     await page.locator('header.topbar').waitFor({ timeout: 60_000 }).catch(async (err) => {
       const where = await page.evaluate(() => `${location.href} focus=${document.activeElement?.tagName}.${document.activeElement?.className}`);
@@ -301,7 +309,14 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
   }
   await pageA.goto(`${a.url}/#/dashboards/${dashboardId}?kiosk=1`);
   await card(pageA, 'Errors by host').waitFor();
-  await screenshot(pageA, 'dashboard-kiosk-1280.png');
+  // At 1280×720 kiosk type stays the usual size, in both themes.
+  for (const theme of ['light', 'dark'] as const) {
+    await pageA.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    const laptop = await typeSizes(pageA, 'Errors by host');
+    assert.equal(laptop.title, 13, `${theme}: the usual title size at 1280 px`);
+    assert.ok(laptop.axis >= 45 && laptop.axis <= 55, `${theme}: the usual axis room at 1280 px: ${laptop.axis}px`);
+    await screenshot(pageA, `dashboard-kiosk-1280-${theme}.png`);
+  }
   await pageA.getByRole('button', { name: 'Exit kiosk' }).focus();
   await pageA.keyboard.press('Enter');
   await pageA.locator('header.topbar').waitFor({ timeout: 60_000 }).catch(async (err) => {
@@ -310,6 +325,19 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
   });
   assert.deepEqual(errors, []);
 });
+
+/** A widget's title size, its chart's value-axis width (uPlot's room for its labels) and the title's colour. */
+async function typeSizes(page: Page, title: string): Promise<{ title: number; axis: number; color: string }> {
+  const c = card(page, title);
+  await c.locator('.chart-view .u-axis').first().waitFor();
+  const titleCss = await c.locator('.w-title').evaluate((el) => ({ size: Number.parseFloat(getComputedStyle(el).fontSize), color: getComputedStyle(el).color }));
+  // The value axis is the leftmost (the bottom one starts where the plot does, right of it).
+  const axis = await c.locator('.chart-view .u-axis').evaluateAll((els) => {
+    const rects = els.map((e) => e.getBoundingClientRect()).sort((x, y) => x.left - y.left);
+    return rects[0]!.width;
+  });
+  return { title: titleCss.size, axis, color: titleCss.color };
+}
 
 test('export the YAML and import it from the list', async () => {
   await pageA.goto(`${a.url}/#/dashboards/${dashboardId}`);

@@ -34,6 +34,8 @@ export interface ChartTheme {
   font: string;
   mono: string;
   dark: boolean;
+  /** Type size against the usual (the kiosk's `--ui-unit`, app.css): canvas labels and their room grow with it. */
+  scale: number;
 }
 
 /** The chart colours in effect for `el` (a .chart-view element or inside one). */
@@ -58,6 +60,7 @@ export function readTheme(el: Element): ChartTheme {
     font: v('--font', 'system-ui, sans-serif'),
     mono: v('--mono', 'monospace'),
     dark: document.documentElement.dataset.theme !== 'light',
+    scale: Number.parseFloat(v('--ui-unit', '1px')) || 1,
   };
 }
 

@@ -53,17 +53,17 @@ export function niceMax(max: number): number {
 
 /** The value (y) axis: grid lines, no ticks, compact numbers in the unit, whole steps for counts. */
 export function valueAxis(theme: ChartTheme, label: string, values: Iterable<number | null | undefined>, unit?: string): uPlot.Axis {
-  const font = `11px ${theme.font}`;
+  const font = `${11 * theme.scale}px ${theme.font}`;
   return {
     stroke: theme.muted,
     font,
     grid: { stroke: theme.grid, width: 1 },
     ticks: { show: false },
-    size: 50,
+    size: 50 * theme.scale,
     incrs: unit === 'percent' ? undefined : wholeIncrs(values),
     values: (_u, splits) => splits.map((v) => formatCompact(v, unit)),
     label,
-    labelSize: 18,
+    labelSize: 18 * theme.scale,
     labelFont: font,
   };
 }
