@@ -14,7 +14,8 @@
 // results are one refresh interval old (PUBLIC_MAX_AGE_S when the dashboard does not refresh), a
 // read starts one rebuild in the background, which refreshes the stale widgets through
 // widget-runs.ts, and readers get the built answer meanwhile: however many read, a widget costs
-// one query per refresh (about one per interval), and no answer is older than the interval.
+// one query per refresh (about one per interval), and while rebuilding takes less than the head
+// start no answer is older than the interval.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
@@ -90,15 +91,15 @@ export function liveLink(ctx: Context, token: string) {
 }
 
 /**
- * GET /api/v1/shared/{token}: the answer's JSON, never older than the interval. A built answer is
- * sent at once while it is younger; from `refreshLeadMs` before it reaches the interval (or once
- * the dashboard changed: new results stored by a page count) the read also starts one rebuild in
- * the background, so that in the steady state the new answer is ready before the old one is too
- * old and no reader waits. Only when a rebuild is late (the answer has reached the interval) do
- * readers wait for it, and a read with no built answer: the first, or one after the dashboard's
- * queries were hidden or shown (dashboards-logic.ts drops the answer then: no reader sees hidden
- * queries again). The price of never being older: a widget runs about once per interval minus the
- * lead, not once per interval.
+ * GET /api/v1/shared/{token}: the built answer, at once. From `refreshLeadMs` before its results
+ * reach the interval (or once the dashboard changed: new results stored by a page count) a read
+ * also starts one rebuild in the background, so that the new answer is ready before the old one is
+ * a full interval old and no reader waits: answers stay within the interval as long as a rebuild
+ * takes less than the lead. When rebuilding takes longer (a machine that cannot keep up) readers
+ * still get the last answer at once rather than queueing behind the engine. Only a read with no
+ * built answer waits: the first, or one after the dashboard's queries were hidden or shown
+ * (dashboards-logic.ts drops the answer then: no reader sees hidden queries again). The price of
+ * the head start: a widget runs about once per interval minus the lead, not once per interval.
  */
 export async function publicDashboard(ctx: Context, token: string): Promise<PublicView> {
   const link = liveLink(ctx, token);
@@ -107,10 +108,8 @@ export async function publicDashboard(ctx: Context, token: string): Promise<Publ
   const maxAgeMs = (link.refresh_interval_s || PUBLIC_MAX_AGE_S) * 1000;
   const view = ctx.dashboardRuns.publicViews.built.get(link.dashboard_id);
   if (!view) return rebuild(ctx, link.dashboard_id, maxAgeMs);
-  const age = now - view.oldest;
   const lead = refreshLeadMs(view, maxAgeMs);
-  if (age >= maxAgeMs) return rebuild(ctx, link.dashboard_id, maxAgeMs - lead);
-  if (view.revision !== link.revision || age >= maxAgeMs - lead) {
+  if (view.revision !== link.revision || now - view.oldest >= maxAgeMs - lead) {
     rebuild(ctx, link.dashboard_id, maxAgeMs - lead).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
   }
   return view;
