@@ -14,7 +14,7 @@
 //   is only answered) replaces the widget's results, failures included, and is told to live readers.
 import type { Context } from '../context.ts';
 import { asInputError, QueryInputError, runScopeQuery } from '../query/query-service.ts';
-import { QueryExecutionError, QueryTimeoutError, type Row } from '../query/run.ts';
+import { QueryExecutionError, QueryLimitError, QueryTimeoutError, type Row } from '../query/run.ts';
 import type { Span } from '../query/syntax/ast.ts';
 import { scopeOf, type Variable } from '../shared/documents.ts';
 import { publish, resultsKey, effectiveRange, widgetWindow } from './dashboards-logic.ts';
@@ -78,6 +78,10 @@ export interface PublicView {
   oldest: number;
   /** The answer's JSON, encoded once: every reader is sent these bytes. */
   body: Buffer;
+  /** Its entity tag (a hash of the bytes): a reader holding it is answered 304 without them. */
+  etag: string;
+  /** How long building it took: the next build starts about that much before the answer is too old. */
+  buildMs: number;
 }
 
 /** The appliance's one runner of widget queries (context.ts `dashboardRuns`), and the public answers built from them. */
@@ -180,6 +184,11 @@ async function runWidget(ctx: Context, d: Dashboard, w: Widget, window: { start:
         ctx.metrics.queries.inc({ endpoint: 'dashboard', outcome: 'execution' });
         ctx.log.error({ detail: e.detail, dashboard: d.id, widget: w.id }, 'dashboard widget query failed');
         return failed(e.message, 'execution');
+      }
+      // A per-query limit (memory, result size) is this widget's failure, not the dashboard's.
+      if (e instanceof QueryLimitError) {
+        ctx.metrics.queries.inc({ endpoint: 'dashboard', outcome: 'limit' });
+        return failed(e.message, 'limit');
       }
       throw err;
     } finally {
