@@ -209,7 +209,7 @@ async function main() {
       statements++;
       return stream.apply(ctx.ch, a);
     };
-    // A shared read's own statements (CREATE, INSERT … SELECT, DROP of its table) go through command().
+    // Statements sent without rows (command(): DDL, INSERT … SELECT) count too.
     const command = ctx.ch.client.command;
     ctx.ch.client.command = ((...a: Parameters<typeof command>) => {
       statements++;
