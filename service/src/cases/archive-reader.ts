@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import {
@@ -55,10 +56,15 @@ export async function* archiveMembers(file: string, onBytes: (n: number) => void
   await fh.close();
   const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
   let read = 0;
-  raw.on('data', (c) => onBytes((read += c.length)));
+  const counted = async function* (src: AsyncIterable<Buffer>) {
+    for await (const piece of src) {
+      onBytes((read += piece.length));
+      yield piece;
+    }
+  };
   const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
-  const source = gzipped ? raw.pipe(createGunzip()) : raw;
-  if (gzipped) raw.on('error', (e) => source.destroy(e));
+  // The bytes of the file are counted as they are read (the job's progress), before inflating.
+  const source = gzipped ? Readable.from(counted(raw)).pipe(createGunzip()) : counted(raw);
   try {
     yield* readTar(source as AsyncIterable<Buffer>);
   } catch (err) {
