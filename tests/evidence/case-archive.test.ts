@@ -260,6 +260,25 @@ describe('case archive', () => {
     assert.equal((await waitImported(adminB, named.body.data.id)).fractal_name, 'Case 42');
   });
 
+  test('the archive as the "file" part of multipart/form-data, from a signed-in browser on the same origin', async () => {
+    const form = new FormData();
+    form.append('note', 'from the laptop');
+    form.append('file', new Blob([new Uint8Array(archive)]), 'case-from-laptop.tar.gz');
+    const r = await fetch(`${b.base}/api/v1/case-import?name=From%20multipart`, { method: 'POST', headers: { cookie: adminB.cookie, 'sec-fetch-site': 'same-origin' }, body: form });
+    const body = (await r.json()) as any;
+    assert.equal(r.status, 202, JSON.stringify(body));
+    const job = await waitImported(adminB, body.data.id);
+    assert.equal(job.events_done, 6);
+    assert.equal(job.archive.sha256, sha256(archive), 'the part, not the whole body, is the archive');
+    const custody = expectOk(await adminB.get(`/api/v1/fractals/${job.fractal_id}/custody`));
+    assert.equal(custody.entries[0].details.archive_file, 'case-from-laptop.tar.gz');
+    const none = new FormData();
+    none.append('note', 'no file');
+    const refused = await fetch(`${b.base}/api/v1/case-import`, { method: 'POST', headers: { cookie: adminB.cookie, 'sec-fetch-site': 'same-origin' }, body: none });
+    assert.equal(refused.status, 400);
+    assert.match(((await refused.json()) as any).error, /no part named "file"/);
+  });
+
   describe('a tampered archive is refused naming the file, and nothing is created', () => {
     let files: Array<[string, Buffer]>;
     let eventsPart: string;

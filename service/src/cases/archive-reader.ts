@@ -1,10 +1,11 @@
-// Reading a case archive that arrived: the upload (the raw body) saved to a file with its SHA-256,
+// Reading a case archive that arrived: the upload (the raw body, or the `file` part of a multipart
+// body, read by the imports domain's multipart reader) saved to a file with its SHA-256,
 // the file opened as tar or tar.gz, and every member verified against the manifest before
 // anything is imported.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import {
@@ -21,6 +22,7 @@ import { sha256 } from './archive-writer.ts';
 import { readTar, TarFormatError, type TarMember } from './tar.ts';
 import { carriedChainProblem } from './custody-link.ts';
 import type { CustodyEntry } from '../evidence/custody/index.ts';
+import { MultipartError, readMultipart } from '../evidence/imports/multipart.ts';
 
 /** An archive refused as a whole: the sentence names the file and what is wrong with it. */
 export class CaseArchiveRefused extends Error {}
@@ -46,6 +48,41 @@ export async function saveUpload(body: AsyncIterable<Buffer>, file: string, onBy
   );
   if (size === 0) throw new CaseArchiveRefused('The request has no body: send the case archive (.tar.gz or .tar) as the body.');
   return { size, sha256: h.digest('hex') };
+}
+
+/**
+ * Saves the first `file` part of a multipart/form-data body to `file` (the other parts are read
+ * and dropped), with its size, SHA-256 and the file name the browser sent.
+ */
+export async function saveMultipartUpload(
+  body: AsyncIterable<Buffer>,
+  boundary: string,
+  file: string,
+  onBytes: (n: number) => void,
+): Promise<{ size: number; sha256: string; fileName: string }> {
+  const upload: { saved: Promise<{ size: number; sha256: string }> | null; fileName: string } = { saved: null, fileName: '' };
+  try {
+    await readMultipart(body, boundary, async (part) => {
+      if (part.field !== 'file' || upload.saved) return null;
+      upload.fileName = part.filename ?? '';
+      const pieces = new PassThrough();
+      upload.saved = saveUpload(pieces, file, onBytes);
+      upload.saved.catch(() => undefined); // awaited below
+      return {
+        write: async (piece) => {
+          if (!pieces.write(piece)) await new Promise<void>((r) => pieces.once('drain', () => r()));
+        },
+        end: async () => {
+          pieces.end();
+        },
+      };
+    });
+  } catch (err) {
+    if (err instanceof MultipartError) throw new CaseArchiveRefused(err.message);
+    throw err;
+  }
+  if (!upload.saved) throw new CaseArchiveRefused('The multipart body has no part named "file": send the case archive as the part "file", or as the raw body.');
+  return { ...(await upload.saved), fileName: upload.fileName };
 }
 
 /** The archive's members: gzip is recognised by its first bytes, so `.tar` and `.tar.gz` are both read. */

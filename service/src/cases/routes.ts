@@ -3,9 +3,8 @@
 //   GET  /api/v1/fractals/{id}/case-exports[/{job_id}] the fractal's export jobs
 //   GET  /api/v1/fractals/{id}/case-exports/{job_id}/archive   the archive, as a download
 //   DELETE /api/v1/fractals/{id}/case-exports/{job_id}  the job and its archive file
-//   POST /api/v1/case-import?name=…&file_name=…       global admins; the archive as the raw body (any content type
-//                                                     but the form types, which the browser defences refuse from a
-//                                                     signed-in browser: a page of any site could send them)
+//   POST /api/v1/case-import?name=…&file_name=…       global admins; the archive as the raw body, or the part
+//                                                     `file` of multipart/form-data
 //   GET  /api/v1/case-imports[/{job_id}]              global admins
 import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -17,7 +16,8 @@ import type { App } from '../http/app.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, conflict, HttpError, notFound } from '../http/errors.ts';
 import { Name, Uuid } from '../http/schemas.ts';
-import { CaseArchiveRefused, saveUpload, verifyArchive } from './archive-reader.ts';
+import { boundaryOf } from '../evidence/imports/multipart.ts';
+import { CaseArchiveRefused, saveMultipartUpload, saveUpload, verifyArchive } from './archive-reader.ts';
 import { exportFile, runCaseExport } from './case-export.ts';
 import { freeFractalName, runCaseImport } from './case-import.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
@@ -98,7 +98,18 @@ export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
         await mkdir(incoming, { recursive: true });
         const file = path.join(incoming, `${job.id}.upload`);
         try {
-          const received = await saveUpload(req.body as AsyncIterable<Buffer>, file, (n) => (job.bytes_done = n));
+          const type = String(req.headers['content-type'] ?? '');
+          const body = req.body as AsyncIterable<Buffer>;
+          const onBytes = (n: number) => (job.bytes_done = n);
+          let fileName = req.query.file_name ?? '';
+          let received: { size: number; sha256: string };
+          if (/^multipart\/form-data\b/i.test(type)) {
+            const boundary = boundaryOf(type);
+            if (!boundary) throw new CaseArchiveRefused('The Content-Type multipart/form-data names no boundary.');
+            const part = await saveMultipartUpload(body, boundary, file, onBytes);
+            fileName ||= part.fileName;
+            received = part;
+          } else received = await saveUpload(body, file, onBytes);
           job.phase = 'verifying every file against the manifest';
           const verified = await verifyArchive(file, (n) => {
             job.bytes_done = n;
@@ -106,7 +117,7 @@ export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
           });
           const name = wanted ?? freeFractalName(ctx, verified.manifest.fractal?.name || 'imported case');
           job.fractal_name = name;
-          job.archive = { file_name: req.query.file_name ?? '', size: received.size, sha256: received.sha256, manifest_sha256: verified.manifestSha256 };
+          job.archive = { file_name: fileName.slice(0, 255), size: received.size, sha256: received.sha256, manifest_sha256: verified.manifestSha256 };
           job.progress = 0.1;
           jobs.run(runCaseImport(ctx, jobs, job, file, verified, name, actor).finally(() => rm(file, { force: true })));
           return reply.code(202).send(ok(job));
