@@ -68,7 +68,7 @@ export class S3Backend implements ArchiveBackend {
       await this.put(probe, Buffer.from('ok'));
       await this.delete(probe);
     } catch (err) {
-      throw new Error(`The S3 bucket ${this.o.bucket} at ${this.endpoint} cannot be written: ${(err as Error).message}`);
+      throw new Error(`The S3 bucket ${this.o.bucket} at ${this.endpoint} cannot be written: ${(err as Error).message}.`);
     }
   }
 
