@@ -78,3 +78,26 @@ test('with the archive on, hot retention deletes only logs the archive holds', a
     return !(await storedLogs(app, fractalId)).some((l) => l.raw.includes('not archived yet'));
   });
 });
+
+test('compaction rewrites the small files of a finished day into one, the same rows, in a replace snapshot', async () => {
+  const { fractalId } = defaultIngest(app);
+  const day = dayAgo(1);
+  for (let i = 0; i < 3; i++) {
+    await spoolIngestedOn(fractalId, day, 10 + i);
+    await app.context.archive.archiver.flush();
+  }
+  const tableDir = path.join(app.dataDir, 'archive', fractalId);
+  const beforeCompaction = (await readIcebergTable(app.context.ch, tableDir)).files.filter((f) => f.day === day);
+  assert.equal(beforeCompaction.length, 3);
+  const rowsBefore = await readParquetWithDuckDb(beforeCompaction.map((f) => f.path));
+  await app.context.archive.maintainAll();
+  const table = await readIcebergTable(app.context.ch, tableDir);
+  const compacted = table.files.filter((f) => f.day === day);
+  assert.equal(compacted.length, 1);
+  assert.equal(compacted[0]!.records, 33);
+  const current = table.metadata.snapshots.find((s: any) => s['snapshot-id'] === table.metadata['current-snapshot-id']);
+  assert.equal(current.summary.operation, 'replace');
+  const rowsAfter = await readParquetWithDuckDb(compacted.map((f) => f.path));
+  assert.deepEqual(rowsAfter, rowsBefore, 'the same rows');
+  assert.ok(beforeCompaction.every((f) => !existsSync(f.path)), 'the small files are deleted once no snapshot names them');
+});
