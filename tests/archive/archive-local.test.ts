@@ -9,6 +9,7 @@ import { expectError, expectOk } from '../support/api.ts';
 import { ADMIN_PASSWORD, Client, defaultIngest, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { readIcebergTable, readParquetWithDuckDb } from '../support/archive-reader.ts';
 import { storedLogs } from '../support/logs.ts';
+import { sendNdjson } from '../support/ingest.ts';
 import { waitFor } from '../support/wait.ts';
 
 let app: TestAppliance;
@@ -19,14 +20,7 @@ before(async () => {
 });
 after(() => app.dispose());
 
-async function send(token: string, records: unknown[]): Promise<void> {
-  const r = await fetch(`${app.url}/api/v1/ingest`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-    body: records.map((x) => JSON.stringify(x)).join('\n'),
-  });
-  assert.equal(r.status, 200, await r.text());
-}
+const send = (token: string, records: unknown[]) => sendNdjson(app.url, token, records);
 
 test('archive settings: off by default, a local folder by default, bad values refused with a sentence', async () => {
   const s = expectOk(await admin.get('/api/v1/archive'));

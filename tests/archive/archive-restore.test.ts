@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { createFractal, expectError, expectOk } from '../support/api.ts';
 import { ADMIN_PASSWORD, Client, defaultIngest, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { storedLogs } from '../support/logs.ts';
+import { sendNdjson } from '../support/ingest.ts';
 import { waitFor } from '../support/wait.ts';
 
 let app: TestAppliance;
@@ -20,14 +21,7 @@ before(async () => {
 });
 after(() => app.dispose());
 
-async function send(token: string, records: unknown[]): Promise<void> {
-  const r = await fetch(`${app.url}/api/v1/ingest`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-    body: records.map((x) => JSON.stringify(x)).join('\n'),
-  });
-  assert.equal(r.status, 200, await r.text());
-}
+const send = (token: string, records: unknown[]) => sendNdjson(app.url, token, records);
 
 async function archiveNow(fractalId: string, logs: number): Promise<void> {
   await waitFor(`${logs} logs to be archived`, async () => {

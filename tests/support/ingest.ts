@@ -14,3 +14,13 @@ export async function ingestFractal(admin: Client, name: string, token: Record<s
   assert.equal(t.status, 201, JSON.stringify(t.body));
   return { id: f.id as string, token: t.body.data.token as string };
 }
+
+/** Sends records as NDJSON with an ingest token and expects them all accepted (200). */
+export async function sendNdjson(base: string, token: string, records: unknown[]): Promise<void> {
+  const r = await fetch(`${base}/api/v1/ingest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+    body: records.map((x) => JSON.stringify(x)).join('\n'),
+  });
+  if (r.status !== 200) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
+}
