@@ -14,13 +14,12 @@
 // 4. Prints MB/s over the files' bytes (the figure of the target) and over the bytes of the
 //    chunks that hold records (files are preallocated: many chunks are zeros), events/s, and the
 //    machine's load average, since the machine is shared and the figures move with its load.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readEvtx } from '../../service/src/evidence/evtx/index.ts';
 import { unpackEvtxSamples } from '../../tests/support/evtx-samples.ts';
-import { fmt, median } from './support.ts';
+import { fmt, median, runPythonEvtx } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,23 +73,8 @@ try {
   );
 
   if (!args['no-python']) {
-    const script = [
-      'import sys, time',
-      'import Evtx.Evtx as evtx',
-      'n = 0',
-      't0 = time.process_time()',
-      'w0 = time.perf_counter()',
-      'for path in sys.argv[1:]:',
-      '    with evtx.Evtx(path) as log:',
-      '        for record in log.records():',
-      '            record.xml()',
-      '            n += 1',
-      'print(n, time.process_time() - t0, time.perf_counter() - w0)',
-    ].join('\n');
     for (let i = 0; i < Number(args['python-runs']); i++) {
-      const r = spawnSync('/usr/bin/python3', ['-c', script, ...samples.files], { encoding: 'utf8', maxBuffer: 1 << 20 });
-      if (r.status !== 0) throw new Error(`python-evtx failed: ${r.stderr}`);
-      const [n, pyCpu, pyWall] = r.stdout.trim().split(' ').map(Number) as [number, number, number];
+      const { events: n, cpuS: pyCpu, wallS: pyWall } = runPythonEvtx(samples.files);
       console.log(
         `python-evtx: ${fmt(n)} events; ${pyWall.toFixed(1)} s wall, ${pyCpu.toFixed(1)} s CPU → ${(bytes / 1e6 / pyWall).toFixed(2)} MB/s wall, ` +
           `${(bytes / 1e6 / pyCpu).toFixed(2)} MB/s CPU; ours is ${(pyCpu / cpuS).toFixed(0)}× faster by CPU time; load ${load()}`,

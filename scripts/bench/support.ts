@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks under scripts/bench: a fresh data directory, figures, generated
 // web logs (ingest.ts, ui.ts). They start the appliance, sign in and drive Chromium with the
 // tests' own helpers (tests/support/).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,4 +47,28 @@ export function webLog(i: number, t0: number, stepMs: number): string {
     user: users[r(12) % users.length],
     message: `request ${i} handled by ${services[r(2) % services.length]} for ${users[r(12) % users.length]}`,
   });
+}
+
+/**
+ * python-evtx (Debian's python3-evtx, the oracle) over `files` in one Python process, rendering
+ * every record's XML as evtx_dump.py prints it: its events and its own CPU and wall seconds.
+ */
+export function runPythonEvtx(files: string[]): { events: number; cpuS: number; wallS: number } {
+  const script = [
+    'import sys, time',
+    'import Evtx.Evtx as evtx',
+    'n = 0',
+    't0 = time.process_time()',
+    'w0 = time.perf_counter()',
+    'for path in sys.argv[1:]:',
+    '    with evtx.Evtx(path) as log:',
+    '        for record in log.records():',
+    '            record.xml()',
+    '            n += 1',
+    'print(n, time.process_time() - t0, time.perf_counter() - w0)',
+  ].join('\n');
+  const r = spawnSync('/usr/bin/python3', ['-c', script, ...files], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`python-evtx failed: ${r.stderr}`);
+  const [events, cpuS, wallS] = r.stdout.trim().split(' ').map(Number) as [number, number, number];
+  return { events, cpuS, wallS };
 }

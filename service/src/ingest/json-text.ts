@@ -83,7 +83,8 @@ function arrayElements(body: string, from: number, to: number): IncomingRecord[]
   return out;
 }
 
-function skipWs(s: string, i: number): number {
+/** Index of the first character at or after i that is not JSON white space (or a byte-order mark). */
+export function skipWs(s: string, i: number): number {
   for (;;) {
     const c = s.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff) i++;

@@ -156,13 +156,15 @@ export class LogStore {
 
   /**
    * The event times spanned by a fractal's logs whose field `field` holds `value` (an import's
-   * logs, by their `import_id`), as RFC 3339 UTC; nulls when there are none.
+   * logs, by their `import_id`), as RFC 3339 UTC; nulls when there are none. Only logs that
+   * arrived from `since` on are looked at (their arrival time is read before the fields).
    */
-  async importTimeRange(fractalId: string, field: string, value: string): Promise<{ oldest: string | null; newest: string | null; count: number }> {
+  async importTimeRange(fractalId: string, field: string, value: string, since: Date): Promise<{ oldest: string | null; newest: string | null; count: number }> {
     const rs = await this.ch.client.query({
       query: `SELECT count() AS n, toString(min(timestamp)) AS oldest, toString(max(timestamp)) AS newest FROM ${this.logs}
-              WHERE fractal_id = {fid:UUID} AND toString(getSubcolumn(fields, {field:String})) = {value:String}`,
-      query_params: { fid: fractalId, field, value },
+              PREWHERE fractal_id = {fid:UUID} AND ingest_timestamp >= {since:DateTime64(3)}
+              WHERE toString(getSubcolumn(fields, {field:String})) = {value:String}`,
+      query_params: { fid: fractalId, field, value, since: chTime(since) },
       format: 'JSONEachRow',
     });
     const [r] = (await rs.json()) as Array<{ n: string | number; oldest: string; newest: string }>;

@@ -45,6 +45,8 @@ export interface AlertRun {
 
 export class ImportRunner {
   private readonly waiting: string[] = [];
+  /** Imports read to their end, waiting for storage, their alerts and their custody entry. */
+  private readonly finishing = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private stopping = false;
   /** Set once the alert engine exists (appliance.ts). */
@@ -81,6 +83,7 @@ export class ImportRunner {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.loop;
+    await Promise.all([...this.finishing]);
   }
 
   private async drain(): Promise<void> {
@@ -88,9 +91,7 @@ export class ImportRunner {
       try {
         await this.run(id);
       } catch (err) {
-        const row = this.store.get(id);
-        this.ctx.log.error({ err: (err as Error).message, import: id }, 'import failed');
-        if (row && row.status === 'running' && !this.stopping) this.finish(row, 'failed', [...JSON.parse(row.errors), `The import stopped on an internal error: ${(err as Error).message}`], new Date());
+        this.failed(id, err);
       }
     }
   }
@@ -104,7 +105,17 @@ export class ImportRunner {
       row = this.store.get(id)!;
       this.store.phase(id, 'alerts');
     }
-    await this.afterProcessing(row);
+    // The next file is read while this one waits for storage and its alerts: a folder of small
+    // files would otherwise wait one insert linger and one alert pass per file.
+    const finishing = this.afterProcessing(row).catch((err) => this.failed(id, err));
+    this.finishing.add(finishing);
+    void finishing.finally(() => this.finishing.delete(finishing));
+  }
+
+  private failed(id: string, err: unknown): void {
+    const row = this.store.get(id);
+    this.ctx.log.error({ err: (err as Error).message, import: id }, 'import failed');
+    if (row && row.status === 'running' && !this.stopping) this.finish(row, 'failed', [...JSON.parse(row.errors), `The import stopped on an internal error: ${(err as Error).message}`], new Date());
   }
 
   /** Reads the file into the pipeline; false when it stopped for a shutdown. */
@@ -280,7 +291,7 @@ export class ImportRunner {
     const settledAt = Date.now();
     await this.settled(settledAt);
     if (this.stopping) return;
-    const range = await this.ctx.logs.importTimeRange(row.fractal_id, IMPORT_ID_FIELD, row.id);
+    const range = await this.ctx.logs.importTimeRange(row.fractal_id, IMPORT_ID_FIELD, row.id, new Date(row.created_at));
     this.store.range(row.id, range.oldest, range.newest);
     if (this.alerts && row.accepted > 0) {
       await this.runAlerts(row.fractal_id, new Date(settledAt).toISOString());

@@ -5,7 +5,7 @@
 // (a value that is not an object is refused there, naming it). A value that never ends, or grows
 // past MAX_VALUE_CHARS, is refused and reading starts again at the next line.
 import { StringDecoder } from 'node:string_decoder';
-import { stringEnd } from '../../ingest/json-text.ts';
+import { skipWs, stringEnd } from '../../ingest/json-text.ts';
 import type { ImportRecord, RecordDecoder } from './formats.ts';
 
 const MAX_VALUE_CHARS = 64 * 1024 * 1024;
@@ -173,14 +173,6 @@ export class JsonDecoder implements RecordDecoder {
       this.pos = 0;
     }
     return out;
-  }
-}
-
-function skipWs(s: string, i: number): number {
-  for (;;) {
-    const c = s.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff) i++;
-    else return i;
   }
 }
 
