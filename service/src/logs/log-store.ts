@@ -155,25 +155,6 @@ export class LogStore {
   }
 
   /**
-   * The event times spanned by a fractal's logs whose field `field` holds `value` (an import's
-   * logs, by their `import_id`), as RFC 3339 UTC; nulls when there are none. Only logs that
-   * arrived from `since` on are looked at (their arrival time is read before the fields).
-   */
-  async importTimeRange(fractalId: string, field: string, value: string, since: Date): Promise<{ oldest: string | null; newest: string | null; count: number }> {
-    const rs = await this.ch.client.query({
-      query: `SELECT count() AS n, toString(min(timestamp)) AS oldest, toString(max(timestamp)) AS newest FROM ${this.logs}
-              PREWHERE fractal_id = {fid:UUID} AND ingest_timestamp >= {since:DateTime64(3)}
-              WHERE toString(getSubcolumn(fields, {field:String})) = {value:String}`,
-      query_params: { fid: fractalId, field, value, since: chTime(since) },
-      format: 'JSONEachRow',
-    });
-    const [r] = (await rs.json()) as Array<{ n: string | number; oldest: string; newest: string }>;
-    const n = Number(r?.n ?? 0);
-    const iso = (t: string) => `${t.replace(' ', 'T')}Z`;
-    return n === 0 ? { oldest: null, newest: null, count: 0 } : { oldest: iso(r!.oldest), newest: iso(r!.newest), count: n };
-  }
-
-  /**
    * Retention: drops logs whose event time is older than `days`; with `ingestedBefore` (the archive
    * is on) only those the archive holds, ingested before that instant.
    */

@@ -17,6 +17,7 @@ import { HttpError } from '../../http/errors.ts';
 import type { Ingest, ResolvedToken } from '../../ingest/pipeline.ts';
 import type { IngestTokenRow } from '../../ingest/tokens-store.ts';
 import type { Fields, IncomingRecord } from '../../ingest/types.ts';
+import { formatNs, parseTimestampNs, resolveTimestamp } from '../../ingest/timestamps.ts';
 import { setOwn } from '../../shared/exact-json.ts';
 import { decoderFor, sniff, SNIFF_BYTES, type ImportFormat, type ImportRecord, type RecordDecoder } from './formats.ts';
 import { importView, type ImportRow, type ImportsStore } from './imports-store.ts';
@@ -34,6 +35,15 @@ export function importLogId(importId: string, index: number): string {
   const h = createHash('sha256').update(`${importId}:${index}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** The earliest and latest event time seen, in ns since the epoch. */
+interface TimeSpan {
+  min: bigint | null;
+  max: bigint | null;
+}
+
+/** RFC 3339 UTC to the nanosecond: `2019-03-01T10:00:00.000000000Z`. */
+const isoOf = (ns: bigint | null): string | null => (ns === null ? null : `${formatNs(ns).replace(' ', 'T')}Z`);
 
 /** Ends an import early with what was read so far (a bomb, a cut gzip stream, a full disk quota). */
 class ImportStopped extends Error {}
@@ -134,6 +144,8 @@ export class ImportRunner {
     let checkStored = resumeFrom > 0 || row.accepted > 0;
     if (checkStored) await this.settled(Date.now());
 
+    // The events' own times, as the pipeline resolves them (kept across a resume in the row).
+    const span: TimeSpan = { min: row.oldest ? parseTimestampNs(row.oldest) : null, max: row.newest ? parseTimestampNs(row.newest) : null };
     let decoder: RecordDecoder | null = null;
     let token: ResolvedToken | null = null;
     let index = 0;
@@ -168,6 +180,7 @@ export class ImportRunner {
       batchIndex = [];
       batchChars = 0;
       this.store.progress(row.id, { bytes_read: Math.min(progress.fileBytes, row.size_bytes), ...counts, resume_records: next, errors });
+      this.store.range(row.id, isoOf(span.min), isoOf(span.max));
     };
 
     const take = async (records: ImportRecord[]) => {
@@ -196,7 +209,7 @@ export class ImportRunner {
           head.push(piece);
           headBytes += piece.length;
           if (headBytes < SNIFF_BYTES) continue;
-          const begun = this.begin(row, Buffer.concat(head), false, gzip);
+          const begun = this.begin(row, Buffer.concat(head), false, gzip, span);
           if ('unknown' in begun) return this.unknown(row, begun.unknown, progress);
           ({ decoder, token } = begun);
           await take(decoder.push(Buffer.concat(head)));
@@ -206,7 +219,7 @@ export class ImportRunner {
         await take(decoder.push(piece));
       }
       if (!decoder) {
-        const begun = this.begin(row, Buffer.concat(head), true, gzip);
+        const begun = this.begin(row, Buffer.concat(head), true, gzip, span);
         if ('unknown' in begun) return this.unknown(row, begun.unknown, progress);
         ({ decoder, token } = begun);
         await take(decoder.push(Buffer.concat(head)));
@@ -225,12 +238,12 @@ export class ImportRunner {
   }
 
   /** The decoder and pipeline token for a sniffed file, or why no format fits. */
-  private begin(row: ImportRow, head: Buffer, atEnd: boolean, gzip: boolean): { decoder: RecordDecoder; token: ResolvedToken } | { unknown: string } {
+  private begin(row: ImportRow, head: Buffer, atEnd: boolean, gzip: boolean, span: TimeSpan): { decoder: RecordDecoder; token: ResolvedToken } | { unknown: string } {
     const format = sniff(head, atEnd);
     if (typeof format !== 'string') return format;
     this.store.sniffed(row.id, format, gzip ? 'gzip' : null);
     const decoder = decoderFor(format);
-    return { decoder, token: this.tokenFor(row, format, decoder) };
+    return { decoder, token: this.tokenFor(row, format, decoder, span) };
   }
 
   private unknown(row: ImportRow, reason: string, progress: SourceProgress): boolean {
@@ -244,8 +257,8 @@ export class ImportRunner {
    * normalizer, else the one of the fractal's default token (else the appliance's default); the
    * chosen timestamp fields, then the normalizer's, then the format's own; and the import's id.
    */
-  private tokenFor(row: ImportRow, format: ImportFormat, decoder: RecordDecoder): ResolvedToken {
-    const { normalizerCache, ingestTokens } = this.ctx;
+  private tokenFor(row: ImportRow, format: ImportFormat, decoder: RecordDecoder, span: TimeSpan): ResolvedToken {
+    const { normalizerCache, ingestTokens, settings } = this.ctx;
     const tokens = ingestTokens.list(row.fractal_id);
     const fractalToken = tokens.find((t) => t.is_default === 1) ?? tokens[0];
     const n = row.normalizer_id ? normalizerCache.byId(row.normalizer_id) : fractalToken ? normalizerCache.forToken(fractalToken) : normalizerCache.defaultOne();
@@ -259,6 +272,12 @@ export class ImportRunner {
       normalize: (fields) => {
         const out = apply(fields);
         setOwn(out, IMPORT_ID_FIELD, importId);
+        // The time the pipeline will give the event (it resolves it right after this, the same way).
+        const ts = resolveTimestamp(out, timestampFields, settings.get().timestamp_fields);
+        if (ts.field !== null) {
+          if (span.min === null || ts.ns < span.min) span.min = ts.ns;
+          if (span.max === null || ts.ns > span.max) span.max = ts.ns;
+        }
         return out;
       },
       timestampFields,
@@ -291,8 +310,6 @@ export class ImportRunner {
     const settledAt = Date.now();
     await this.settled(settledAt);
     if (this.stopping) return;
-    const range = await this.ctx.logs.importTimeRange(row.fractal_id, IMPORT_ID_FIELD, row.id, new Date(row.created_at));
-    this.store.range(row.id, range.oldest, range.newest);
     if (this.alerts && row.accepted > 0) {
       await this.runAlerts(row.fractal_id, new Date(settledAt).toISOString());
       this.store.alerts(row.id, this.ctx.alertExecutions.firingsHolding(IMPORT_ID_FIELD, row.id, row.created_at));

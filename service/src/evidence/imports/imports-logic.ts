@@ -3,6 +3,7 @@
 // file is never held in memory: the request body is written as it arrives, paused while the disk
 // catches up. An upload cut off fails the import, and the custody log says how much arrived.
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../../context.ts';
@@ -117,10 +118,7 @@ class Upload {
     if (this.failed) throw this.failed;
     this.hash.update(piece);
     this.size += piece.length;
-    if (!this.out.write(piece)) await new Promise<void>((resolve, reject) => {
-      this.out.once('drain', resolve);
-      this.out.once('error', reject);
-    });
+    if (!this.out.write(piece)) await once(this.out, 'drain'); // rejects on the stream's error
     const now = Date.now();
     if (now - this.lastSaved > 500) {
       this.lastSaved = now;
