@@ -1,68 +1,108 @@
-// Ingest benchmark (issue: ingestion pipeline). Prints figures; asserts nothing.
+// Ingest benchmark (issues: ingestion pipeline; 18, mixed logs). Prints figures; asserts nothing.
 //
-//   npm run bench:ingest [-- --logs 1000000 --batch 5000 --connections 8]
+//   npm run bench:ingest [-- --mode mix|homogeneous --seed 18 --logs 1000000 --batch 5000 --connections 8]
+//   npm run bench:ingest -- --burst [--preload 300000 --logs 600000 --idle-s 20]
 //
+// The stream: `mix` (the default; `--mix` says it too) interleaves web access logs, Sysmon process
+// creations, authentication, firewall and DNS records (12–16 fields, about 60 names in all,
+// numbers, nested objects, about 390 bytes; support.ts mixedLog, seeded); `homogeneous` is one
+// kind of web log of about 290 bytes (support.ts webLog).
+//
+// Throughput (the default):
 // 1. Starts the appliance (`service/src/main.ts`) as a child process on a fresh data directory.
-// 2. Sends realistic ~300-byte JSON logs as NDJSON batches over N parallel connections and
-//    reports: accepted logs/s (first byte sent → last 200), end-to-end logs/s (first byte sent →
-//    all countable by a query), and the service's peak resident memory (VmHWM).
-// 3. In this process, with no service in front, inserts the same number of rows in the same
-//    batch size into the embedded engine (2 inserts in flight) and reports its own rate.
+// 2. Sends the logs as NDJSON batches over N parallel connections and reports: accepted logs/s
+//    (first byte sent → last 200), end-to-end logs/s (first byte sent → all countable by a query),
+//    the peak resident memory of the service's process tree (VmHWM) and its CPU time.
+// 3. In this process, with no service in front, inserts the same logs in the same batch size into
+//    the embedded engine (2 inserts in flight) and reports its own rate: into the `logs` table
+//    itself (the `JSON` column) and into a table whose fields are a `Map(String, String)`.
+//
+// --burst (searches during a burst): stores `--preload` logs, then runs an analyst's loop of four
+// queries (one every 200 ms, in turn: errors grouped by host, a count of one event type, a
+// field-exists filter, a contains search on user) for `--idle-s` seconds idle, then again while
+// `--logs` more logs are sent as fast as they are accepted; prints p50/p95 of both and the ratio.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { signIn } from '../../tests/support/appliance.ts';
+import { signIn, type Client } from '../../tests/support/appliance.ts';
 import { startServiceProcess } from '../../tests/support/service-process.ts';
-import { fmt, freshDataDir, webLog } from './support.ts';
+import { fmt, freshDataDir, mixedLog, webLog } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
-    logs: { type: 'string', default: '1000000' },
+    mode: { type: 'string', default: 'mix' },
+    mix: { type: 'boolean', default: false },
+    seed: { type: 'string', default: '18' },
+    logs: { type: 'string' },
     batch: { type: 'string', default: '5000' },
     connections: { type: 'string', default: '8' },
+    burst: { type: 'boolean', default: false },
+    preload: { type: 'string', default: '300000' },
+    'idle-s': { type: 'string', default: '20' },
   },
 });
-const TOTAL = Number(args.logs);
+const MODE = args.mix ? 'mix' : args.mode;
+if (MODE !== 'mix' && MODE !== 'homogeneous') throw new Error(`--mode is mix or homogeneous, not "${MODE}"`);
+const SEED = Number(args.seed);
+const TOTAL = Number(args.logs ?? (args.burst ? 600_000 : 1_000_000));
+const PRELOAD = args.burst ? Number(args.preload) : 0;
 const BATCH = Number(args.batch);
 const CONNECTIONS = Number(args.connections);
 
-async function main() {
-  const t0 = Date.now() - TOTAL * 3; // one log every 3 ms, the last one now
-  console.log(`Preparing ${fmt(TOTAL)} logs in batches of ${fmt(BATCH)}...`);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** Logs [from, from + n) as NDJSON batches of BATCH lines, their timestamps ending now. */
+function makeBatches(from: number, n: number, t0: number): { batches: Buffer[]; bytes: number } {
   const batches: Buffer[] = [];
   let bytes = 0;
-  for (let b = 0; b < TOTAL; b += BATCH) {
+  for (let b = from; b < from + n; b += BATCH) {
     const lines: string[] = [];
-    for (let i = b; i < Math.min(TOTAL, b + BATCH); i++) lines.push(webLog(i, t0, 3));
+    for (let i = b; i < Math.min(from + n, b + BATCH); i++) lines.push(MODE === 'mix' ? mixedLog(i, t0, 3, SEED) : webLog(i, t0, 3));
     const buf = Buffer.from(lines.join('\n') + '\n');
     bytes += buf.length;
     batches.push(buf);
   }
-  console.log(`  average log size ${Math.round(bytes / TOTAL)} bytes, ${(bytes / 1e6).toFixed(0)} MB in all`);
+  return { batches, bytes };
+}
 
-  // ---- through the service ---------------------------------------------------------------------
-  const dataDir = freshDataDir('bench-ingest');
-  const service = await startServiceProcess({
-    dataDir,
-    env: { SVC_ADMIN_PASSWORD: 'bench-password', SVC_INGEST_RATE_LIMIT: '100000', SVC_INGEST_RATE_BURST: '100000' },
-    timeoutMs: 120_000, // a busy machine starts the service slowly
-  });
-  const { child, base } = service;
-  const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;
-  const admin = await signIn(base, 'admin', 'bench-password');
-  const fractalId = (await admin.get('/api/v1/fractals')).body.data[0].id as string;
-
-  let peakRss = 0;
-  const rssTimer = setInterval(() => {
+/** The pids of `pid` and its descendants (the engine runs in-process, but count any child too). */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let k = 0; k < out.length; k++) {
     try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (m) peakRss = Math.max(peakRss, Number(m[1]) * 1024);
+      for (const task of readdirSync(`/proc/${out[k]}/task`)) {
+        const kids = readFileSync(`/proc/${out[k]}/task/${task}/children`, 'utf8').trim();
+        if (kids) out.push(...kids.split(/\s+/).map(Number));
+      }
     } catch {
       /* exited */
     }
-  }, 100);
+  }
+  return out;
+}
+const treePeakRss = (pid: number) =>
+  processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      return sum;
+    }
+  }, 0);
+/** CPU seconds (user + system) the process has used. */
+const cpuSeconds = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 
-  console.log(`Sending over ${CONNECTIONS} connections...`);
+interface Sent {
+  acceptedS: number;
+  storedS: number;
+  retries429: number;
+}
+
+/** Sends the batches over CONNECTIONS connections (429s retried after 50 ms) and waits until the fractal counts `expect` logs. */
+async function send(base: string, token: string, admin: Client, fractalId: string, batches: Buffer[], expect: number): Promise<Sent> {
   let next = 0;
   let retries429 = 0;
   const start = performance.now();
@@ -88,19 +128,120 @@ async function main() {
   );
   const acceptedAt = performance.now();
   for (;;) {
-    if ((await admin.get(`/api/v1/fractals/${fractalId}/stats`)).body.data.log_count >= TOTAL) break;
+    if ((await admin.get(`/api/v1/fractals/${fractalId}/stats`)).body.data.log_count >= expect) break;
     await new Promise((r) => setTimeout(r, 25));
   }
-  const storedAt = performance.now();
-  clearInterval(rssTimer);
-  await service.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  return { acceptedS: (acceptedAt - start) / 1000, storedS: (performance.now() - start) / 1000, retries429 };
+}
 
-  const acceptedRate = TOTAL / ((acceptedAt - start) / 1000);
-  const e2eRate = TOTAL / ((storedAt - start) / 1000);
+/** The analyst's four queries (bench:ingest --burst): what a responder types while logs arrive. */
+const ANALYST_QUERIES = ['level=error | groupBy(host)', 'event_type=process_creation | count()', 'rule_id=* | count()', 'user=~adm'];
+
+/** Runs the analyst's loop (a query every 200 ms, in turn) until `until()`; the latencies in ms. */
+async function analystLoop(admin: Client, fractalId: string, until: () => boolean): Promise<number[]> {
+  const ms: number[] = [];
+  for (let k = 0; !until(); k++) {
+    const t0 = performance.now();
+    const r = await admin.post('/api/v1/query', {
+      query: ANALYST_QUERIES[k % ANALYST_QUERIES.length],
+      fractal_id: fractalId,
+      start: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+      end: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    if (r.status !== 200) throw new Error(`query answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    const took = performance.now() - t0;
+    ms.push(took);
+    await new Promise((res) => setTimeout(res, Math.max(0, 200 - took)));
+  }
+  return ms;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+async function startService() {
+  const dataDir = freshDataDir('bench-ingest');
+  const service = await startServiceProcess({
+    dataDir,
+    env: { SVC_ADMIN_PASSWORD: 'bench-password', SVC_INGEST_RATE_LIMIT: '100000', SVC_INGEST_RATE_BURST: '100000' },
+    timeoutMs: 120_000, // a busy machine starts the service slowly
+  });
+  const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;
+  const admin = await signIn(service.base, 'admin', 'bench-password');
+  const fractalId = (await admin.get('/api/v1/fractals')).body.data[0].id as string;
+  const pid = service.child.pid!;
+  let peakRss = 0;
+  const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, treePeakRss(pid))), 100);
+  return {
+    ...service,
+    token,
+    admin,
+    fractalId,
+    peakRss: () => Math.max(peakRss, treePeakRss(pid)),
+    cpu: () => cpuSeconds(pid),
+    async close() {
+      clearInterval(rssTimer);
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function burst() {
+  const t0 = Date.now() - (PRELOAD + TOTAL) * 3;
+  console.log(`Preparing ${fmt(PRELOAD)} + ${fmt(TOTAL)} ${MODE} logs (seed ${SEED})...`);
+  const pre = makeBatches(0, PRELOAD, t0);
+  const more = makeBatches(PRELOAD, TOTAL, t0);
+  const svc = await startService();
+  console.log(`Storing ${fmt(PRELOAD)} logs first...`);
+  await send(svc.base, svc.token, svc.admin, svc.fractalId, pre.batches, PRELOAD);
+  const idleS = Number(args['idle-s']);
+  console.log(`Analyst loop idle for ${idleS} s (load ${load()})...`);
+  const idleEnd = performance.now() + idleS * 1000;
+  const idle = await analystLoop(svc.admin, svc.fractalId, () => performance.now() > idleEnd);
+  console.log(`Analyst loop while ${fmt(TOTAL)} more logs are sent (load ${load()})...`);
+  let sending = true;
+  const cpu0 = svc.cpu();
+  const sent = send(svc.base, svc.token, svc.admin, svc.fractalId, more.batches, PRELOAD + TOTAL).finally(() => (sending = false));
+  const during = await analystLoop(svc.admin, svc.fractalId, () => !sending);
+  const s = await sent;
+  const cpu = svc.cpu() - cpu0;
+  const peak = svc.peakRss();
+  await svc.close();
+  const line = (name: string, xs: number[]) =>
+    console.log(`${name.padEnd(27)}p50 ${fmt(pct(xs, 50))} ms, p95 ${fmt(pct(xs, 95))} ms, max ${fmt(Math.max(...xs))} ms (${xs.length} queries)`);
+  console.log('');
+  console.log(`queries                    ${ANALYST_QUERIES.join('  ·  ')}`);
+  line('idle', idle);
+  line('during the burst', during);
+  console.log(`p95 burst / p95 idle       ${(pct(during, 95) / pct(idle, 95)).toFixed(2)}   (target ≤ 3)`);
+  console.log(`burst                      ${fmt(TOTAL)} ${MODE} logs: accepted ${fmt(TOTAL / s.acceptedS)} logs/s, end to end ${fmt(TOTAL / s.storedS)} logs/s, ${s.retries429} batches retried after 429`);
+  console.log(`service                    peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB, CPU ${cpu.toFixed(1)} s during the burst`);
+  console.log(`load average               ${load()}`);
+}
+
+async function throughput() {
+  const t0 = Date.now() - TOTAL * 3; // one log every 3 ms, the last one now
+  console.log(`Preparing ${fmt(TOTAL)} ${MODE} logs (seed ${SEED}) in batches of ${fmt(BATCH)}...`);
+  const { batches, bytes } = makeBatches(0, TOTAL, t0);
+  console.log(`  average log size ${Math.round(bytes / TOTAL)} bytes, ${(bytes / 1e6).toFixed(0)} MB in all`);
+  const loadBefore = load();
+
+  // ---- through the service ---------------------------------------------------------------------
+  const svc = await startService();
+  console.log(`Sending over ${CONNECTIONS} connections (load ${loadBefore})...`);
+  const cpu0 = svc.cpu();
+  const s = await send(svc.base, svc.token, svc.admin, svc.fractalId, batches, TOTAL);
+  const serviceCpu = svc.cpu() - cpu0;
+  const peakRss = svc.peakRss();
+  await svc.close();
+  const acceptedRate = TOTAL / s.acceptedS;
+  const e2eRate = TOTAL / s.storedS;
 
   // ---- the engine alone ------------------------------------------------------------------------
-  console.log('Inserting the same rows into the embedded engine directly...');
+  console.log('Inserting the same logs into the embedded engine directly...');
   const engineDir = freshDataDir('bench-engine');
   const { loadConfig } = await import('../../service/src/config.ts');
   const { openAnalytics } = await import('../../service/src/storage/clickhouse.ts');
@@ -108,6 +249,12 @@ async function main() {
   const { formatNs, parseTimestampNs } = await import('../../service/src/ingest/timestamps.ts');
   const ch = await openAnalytics(loadConfig({ SVC_DATA_DIR: engineDir }));
   await migrateClickHouse(ch);
+  // The Map baseline: the logs table with its fields as text pairs (nested objects as their text).
+  await ch.client.command({
+    query: `CREATE TABLE ${ch.table('logs_map')} (fractal_id UUID, timestamp DateTime64(9, 'UTC'), ingest_timestamp DateTime64(9, 'UTC'),
+      log_id UUID, raw String CODEC(ZSTD(1)), fields Map(String, String), fields_text String CODEC(ZSTD(1)))
+      ENGINE = MergeTree PARTITION BY toYYYYMM(timestamp) ORDER BY (fractal_id, timestamp, log_id)`,
+  });
   // Rows of the logs table itself, built beforehand so only the engine is timed: the fields as an
   // object, `fields_text` '' (the record's text is its fields), through the appliance's own insert.
   const fid = randomUUID();
@@ -125,31 +272,39 @@ async function main() {
         .join('\n') + '\n',
     ),
   );
-  let k = 0;
-  const e0 = performance.now();
-  await Promise.all(
-    [0, 1].map(async () => {
-      for (;;) {
-        const i = k++;
-        if (i >= rows.length) return;
-        await ch.insertFormatted(ch.table('logs'), 'JSONEachRow', rows[i]!);
-      }
-    }),
-  );
-  const engineRate = TOTAL / ((performance.now() - e0) / 1000);
+  const engineRate = async (table: string) => {
+    let k = 0;
+    const e0 = performance.now();
+    const c0 = process.cpuUsage();
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (;;) {
+          const i = k++;
+          if (i >= rows.length) return;
+          await ch.insertFormatted(ch.table(table), 'JSONEachRow', rows[i]!);
+        }
+      }),
+    );
+    const c = process.cpuUsage(c0);
+    return { rate: TOTAL / ((performance.now() - e0) / 1000), cpuS: (c.user + c.system) / 1e6 };
+  };
+  const json = await engineRate('logs');
+  const map = await engineRate('logs_map');
   await ch.close();
   rmSync(engineDir, { recursive: true, force: true });
 
   console.log('');
-  console.log(`logs                       ${fmt(TOTAL)} (${Math.round(bytes / TOTAL)} B each), batches of ${fmt(BATCH)}, ${CONNECTIONS} connections`);
-  console.log(`accepted                   ${fmt(acceptedRate)} logs/s  (${((acceptedAt - start) / 1000).toFixed(2)} s, ${retries429} batches retried after 429)`);
-  console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${((storedAt - start) / 1000).toFixed(2)} s)`);
-  console.log(`service peak RSS           ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
-  console.log(`engine alone, ${fmt(BATCH)}-row inserts, 2 in flight: ${fmt(engineRate)} logs/s`);
-  console.log(`end to end / engine alone  ${(e2eRate / engineRate).toFixed(2)}`);
+  console.log(`logs                       ${fmt(TOTAL)} ${MODE} (seed ${SEED}, ${Math.round(bytes / TOTAL)} B each), batches of ${fmt(BATCH)}, ${CONNECTIONS} connections`);
+  console.log(`accepted                   ${fmt(acceptedRate)} logs/s  (${s.acceptedS.toFixed(2)} s, ${s.retries429} batches retried after 429)`);
+  console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${s.storedS.toFixed(2)} s, ${(s.storedS - s.acceptedS).toFixed(2)} s after the last 200)`);
+  console.log(`service peak RSS (tree)    ${(peakRss / 1024 / 1024).toFixed(0)} MB, CPU ${serviceCpu.toFixed(1)} s`);
+  console.log(`engine alone, JSON column  ${fmt(json.rate)} logs/s  (${fmt(BATCH)}-row inserts, 2 in flight, CPU ${json.cpuS.toFixed(1)} s)`);
+  console.log(`engine alone, Map column   ${fmt(map.rate)} logs/s  (same rows, CPU ${map.cpuS.toFixed(1)} s)`);
+  console.log(`end to end / engine (JSON) ${(e2eRate / json.rate).toFixed(2)}`);
+  console.log(`load average               before ${loadBefore}, after ${load()}`);
 }
 
-main().catch((err) => {
+(args.burst ? burst() : throughput()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
