@@ -2,6 +2,7 @@
 //
 //   npm run bench:ingest [-- --mode mix|homogeneous --seed 18 --logs 1000000 --batch 5000 --connections 8]
 //   npm run bench:ingest -- --burst [--preload 300000 --logs 600000 --idle-s 20]
+//   --skip-engine: the service only (no engine-alone rates), to iterate on the service's memory
 //
 // The stream: `mix` (the default; `--mix` says it too) interleaves web access logs, Sysmon process
 // creations, authentication, firewall and DNS records (12–16 fields, about 60 names in all,
@@ -26,7 +27,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { signIn, type Client } from '../../tests/support/appliance.ts';
-import { startServiceProcess } from '../../tests/support/service-process.ts';
+import { freePort, startServiceProcess } from '../../tests/support/service-process.ts';
 import { fmt, freshDataDir, mixedLog, webLog } from './support.ts';
 
 const { values: args } = parseArgs({
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     burst: { type: 'boolean', default: false },
     preload: { type: 'string', default: '300000' },
     'idle-s': { type: 'string', default: '20' },
+    'skip-engine': { type: 'boolean', default: false },
   },
 });
 const MODE = args.mix ? 'mix' : args.mode;
@@ -163,9 +165,17 @@ const pct = (xs: number[], p: number) => {
 
 async function startService() {
   const dataDir = freshDataDir('bench-ingest');
+  const metricsPort = await freePort();
   const service = await startServiceProcess({
     dataDir,
-    env: { SVC_ADMIN_PASSWORD: 'bench-password', SVC_INGEST_RATE_LIMIT: '100000', SVC_INGEST_RATE_BURST: '100000' },
+    env: {
+      SVC_ADMIN_PASSWORD: 'bench-password',
+      SVC_INGEST_RATE_LIMIT: '100000',
+      SVC_INGEST_RATE_BURST: '100000',
+      // Where memory goes: the service's own metrics give the JS heap and Buffers (external).
+      SVC_METRICS_ENABLED: 'true',
+      SVC_METRICS_ADDR: `127.0.0.1:${metricsPort}`,
+    },
     timeoutMs: 120_000, // a busy machine starts the service slowly
   });
   const token = /Ingest token:\s+(svc_ingest_[0-9a-f]{32})/.exec(service.output())![1]!;
@@ -174,6 +184,19 @@ async function startService() {
   const pid = service.child.pid!;
   let peakRss = 0;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, treePeakRss(pid))), 100);
+  // The largest sample of each: RSS, JS heap (total), Buffers and other memory outside the heap.
+  const mem = { rss: 0, heap: 0, external: 0 };
+  const metric = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const memTimer = setInterval(async () => {
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      mem.rss = Math.max(mem.rss, metric(text, 'svc_process_resident_memory_bytes'));
+      mem.heap = Math.max(mem.heap, metric(text, 'svc_nodejs_heap_size_total_bytes'));
+      mem.external = Math.max(mem.external, metric(text, 'svc_nodejs_external_memory_bytes'));
+    } catch {
+      /* stopping */
+    }
+  }, 500);
   return {
     ...service,
     token,
@@ -181,8 +204,11 @@ async function startService() {
     fractalId,
     peakRss: () => Math.max(peakRss, treePeakRss(pid)),
     cpu: () => cpuSeconds(pid),
+    /** Largest samples (every 500 ms): RSS, JS heap, external; the rest of RSS is mostly the engine's. */
+    memory: () => ({ ...mem }),
     async close() {
       clearInterval(rssTimer);
+      clearInterval(memTimer);
       await service.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -209,6 +235,7 @@ async function burst() {
   const s = await sent;
   const cpu = svc.cpu() - cpu0;
   const peak = svc.peakRss();
+  const mem = svc.memory();
   await svc.close();
   const line = (name: string, xs: number[]) =>
     console.log(`${name.padEnd(27)}p50 ${fmt(pct(xs, 50))} ms, p95 ${fmt(pct(xs, 95))} ms, max ${fmt(Math.max(...xs))} ms (${xs.length} queries)`);
@@ -218,7 +245,7 @@ async function burst() {
   line('during the burst', during);
   console.log(`p95 burst / p95 idle       ${(pct(during, 95) / pct(idle, 95)).toFixed(2)}   (target ≤ 3)`);
   console.log(`burst                      ${fmt(TOTAL)} ${MODE} logs: accepted ${fmt(TOTAL / s.acceptedS)} logs/s, end to end ${fmt(TOTAL / s.storedS)} logs/s, ${s.retries429} batches retried after 429`);
-  console.log(`service                    peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB, CPU ${cpu.toFixed(1)} s during the burst`);
+  console.log(`service                    peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB (largest JS heap ${(mem.heap / 1024 / 1024).toFixed(0)} MB), CPU ${cpu.toFixed(1)} s during the burst`);
   console.log(`load average               ${load()}`);
 }
 
@@ -236,9 +263,25 @@ async function throughput() {
   const s = await send(svc.base, svc.token, svc.admin, svc.fractalId, batches, TOTAL);
   const serviceCpu = svc.cpu() - cpu0;
   const peakRss = svc.peakRss();
+  const mem = svc.memory();
   await svc.close();
   const acceptedRate = TOTAL / s.acceptedS;
   const e2eRate = TOTAL / s.storedS;
+
+  const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+  const serviceLines = () => {
+    console.log(`logs                       ${fmt(TOTAL)} ${MODE} (seed ${SEED}, ${Math.round(bytes / TOTAL)} B each), batches of ${fmt(BATCH)}, ${CONNECTIONS} connections`);
+    console.log(`accepted                   ${fmt(acceptedRate)} logs/s  (${s.acceptedS.toFixed(2)} s, ${s.retries429} batches retried after 429)`);
+    console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${s.storedS.toFixed(2)} s, ${(s.storedS - s.acceptedS).toFixed(2)} s after the last 200)`);
+    console.log(`service peak RSS (tree)    ${mb(peakRss)}, CPU ${serviceCpu.toFixed(1)} s`);
+    console.log(`  largest samples          RSS ${mb(mem.rss)}, JS heap ${mb(mem.heap)}, Buffers/external ${mb(mem.external)} (the rest is mostly the engine's)`);
+  };
+  if (args['skip-engine']) {
+    console.log('');
+    serviceLines();
+    console.log(`load average               before ${loadBefore}, after ${load()}`);
+    return;
+  }
 
   // ---- the engine alone ------------------------------------------------------------------------
   console.log('Inserting the same logs into the embedded engine directly...');
@@ -294,10 +337,7 @@ async function throughput() {
   rmSync(engineDir, { recursive: true, force: true });
 
   console.log('');
-  console.log(`logs                       ${fmt(TOTAL)} ${MODE} (seed ${SEED}, ${Math.round(bytes / TOTAL)} B each), batches of ${fmt(BATCH)}, ${CONNECTIONS} connections`);
-  console.log(`accepted                   ${fmt(acceptedRate)} logs/s  (${s.acceptedS.toFixed(2)} s, ${s.retries429} batches retried after 429)`);
-  console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${s.storedS.toFixed(2)} s, ${(s.storedS - s.acceptedS).toFixed(2)} s after the last 200)`);
-  console.log(`service peak RSS (tree)    ${(peakRss / 1024 / 1024).toFixed(0)} MB, CPU ${serviceCpu.toFixed(1)} s`);
+  serviceLines();
   console.log(`engine alone, JSON column  ${fmt(json.rate)} logs/s  (${fmt(BATCH)}-row inserts, 2 in flight, CPU ${json.cpuS.toFixed(1)} s)`);
   console.log(`engine alone, Map column   ${fmt(map.rate)} logs/s  (same rows, CPU ${map.cpuS.toFixed(1)} s)`);
   console.log(`end to end / engine (JSON) ${(e2eRate / json.rate).toFixed(2)}`);
