@@ -40,6 +40,12 @@ export interface Config {
   queryTimeoutS: number;
   /** Memory the engine may use for one query (max_memory_usage), in bytes. */
   queryMaxMemoryBytes: number;
+  /**
+   * Memory the embedded engine may use in all (max_server_memory_usage; SVC_ENGINE_MAX_MEMORY_MB,
+   * an addition to the spec): past it a statement is refused (an insert is split or retried, a
+   * query fails with a sentence) rather than the process growing. Not applied to a remote server.
+   */
+  engineMaxMemoryBytes: number;
   alertIntervalS: number;
   /** How long git may take to clone a feed's repository (SVC_FEED_GIT_TIMEOUT_S; a hanging server is given up on). */
   feedGitTimeoutS: number;
@@ -201,13 +207,14 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     ingestRateLimit: integer(env, 'SVC_INGEST_RATE_LIMIT', 10_000, 1),
     ingestRateBurst: integer(env, 'SVC_INGEST_RATE_BURST', 20_000, 1),
     ingestQueueSize: integer(env, 'SVC_INGEST_QUEUE_SIZE', 100, 1, 100_000),
-    ingestQueueBytes: integer(env, 'SVC_INGEST_QUEUE_BYTES', 268_435_456, 1_048_576),
+    ingestQueueBytes: integer(env, 'SVC_INGEST_QUEUE_BYTES', 134_217_728, 1_048_576),
     ingestWorkers: integer(env, 'SVC_INGEST_WORKERS', 4, 1, 64),
     metricsEnabled: bool(env, 'SVC_METRICS_ENABLED', false),
     metricsHost: metrics.host,
     metricsPort: metrics.port,
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
     queryMaxMemoryBytes: integer(env, 'SVC_QUERY_MAX_MEMORY_MB', 1024, 64, 1_048_576) * 1024 * 1024,
+    engineMaxMemoryBytes: integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 1024, 256, 1_048_576) * 1024 * 1024,
     alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
     feedGitTimeoutS: integer(env, 'SVC_FEED_GIT_TIMEOUT_S', 120, 1, 3600),
     ai: aiBase

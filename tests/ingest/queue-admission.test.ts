@@ -146,3 +146,69 @@ test('the queue is empty again once storage has everything', async () => {
   assert.equal(q.slots_used, 0);
   assert.equal((await storedLogs(a, fractal.id)).length, 9500);
 });
+
+test('a mix of large and small records is pushed back by bytes: the queue never holds more than SVC_INGEST_QUEUE_BYTES, and every record answered 200 is stored once', async () => {
+  const mixed = await ingestFractal(admin, 'queue-mix');
+  const send = async (records: object[]) => {
+    const r = await fetch(`${a.url}/api/v1/ingest`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${mixed.token}` },
+      body: records.map((l) => JSON.stringify(l)).join('\n'),
+    });
+    return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as any };
+  };
+  // Requests of 20 records each: every third one holds records of 60 fields of 1.5 KB (about 90 KB
+  // each, 1.8 MB a request), the others small web logs. Far fewer logs than a slot holds, so only
+  // the byte bound (4 MiB) can refuse them.
+  const request = (n: number) =>
+    Array.from({ length: 20 }, (_, i) =>
+      n % 3 === 0
+        ? { seq: n * 100 + i, kind: 'large', ...Object.fromEntries(Array.from({ length: 60 }, (_, f) => [`attr_${f}`, `${f % 10}`.repeat(1500)])) }
+        : { seq: n * 100 + i, kind: 'small', host: `web-${i}`, status: 200, nested: { path: '/x', ms: i } },
+    );
+  const release = bridge.holdInserts();
+  let released = false;
+  try {
+    const accepted: number[] = [];
+    const refused: number[] = [];
+    let bytesPeak = 0;
+    for (let n = 0; n < 12; n++) {
+      const r = await send(request(n));
+      const q = await queueLayer();
+      bytesPeak = Math.max(bytesPeak, q.bytes_queued);
+      if (r.status === 200) accepted.push(n);
+      else {
+        assert.equal(r.status, 429, JSON.stringify(r.body));
+        assert.equal(r.retryAfter, '1');
+        refused.push(n);
+      }
+    }
+    const q = await queueLayer();
+    assert.ok(refused.length > 0, 'the byte bound refused some requests');
+    assert.ok(refused.some((n) => n % 3 === 0), 'a large request was refused');
+    assert.ok(bytesPeak <= q.bytes_capacity, `queued ${bytesPeak} bytes, bound ${q.bytes_capacity}`);
+    assert.ok(q.logs_queued < q.logs_capacity / 10, 'the log bound was nowhere near');
+    assert.match(q.detail, /would pass SVC_INGEST_QUEUE_BYTES/);
+
+    release();
+    released = true;
+    // Retried once storage takes work again, the refused requests are accepted too.
+    for (const n of refused) {
+      for (;;) {
+        const r = await send(request(n));
+        if (r.status === 200) break;
+        assert.equal(r.status, 429);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    }
+    const rows = await waitForLogs(a, mixed.id, 240, 120_000);
+    const seqs = rows.map((r) => Number(r.fields.seq));
+    assert.equal(rows.length, 240);
+    assert.equal(new Set(seqs).size, 240, 'no log stored twice');
+    const large = rows.find((r) => r.fields.kind === 'large')!;
+    assert.equal(large.fields.attr_59, '9'.repeat(1500));
+    assert.equal(rows.find((r) => r.fields.kind === 'small')!.fields['nested.path'], '/x');
+  } finally {
+    if (!released) release();
+  }
+});

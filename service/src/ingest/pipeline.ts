@@ -27,6 +27,11 @@ import { keyCount, plainObjectMembers } from './verbatim.ts';
 export type ResolvedToken = CachedToken;
 
 const MAX_BATCH_LOGS = 5_000;
+/**
+ * How long an insert waits for running searches to end at most: queries first, but a search
+ * that runs for minutes does not stop ingest for minutes.
+ */
+const MAX_YIELD_TO_SEARCHES_MS = 1_000;
 /** The log_id of a spooled row (accept() writes it before the record's own text). */
 const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 /** The ingest time of a spooled row, to the millisecond. */
@@ -157,6 +162,7 @@ export class Ingest implements IngestPipeline {
         }
       },
       onRecovered: () => this.pressure.set('storage', false),
+      yieldToSearches: () => ctx.ch.searches.whenIdle(MAX_YIELD_TO_SEARCHES_MS),
     });
     metrics.trackIngest(() => ({ depth: this.queue.depth, logs: this.queue.queuedLogs, bytes: this.queue.queuedBytes, spoolBytes: this.spool.bytes }));
   }

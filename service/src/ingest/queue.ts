@@ -31,6 +31,11 @@ export interface QueueOptions {
   onInserted: (batches: QueuedBatch[], ms: number) => void;
   onInsertError: (err: Error, attempt: number, delayMs: number) => void;
   onRecovered: () => void;
+  /**
+   * Resolves when the next insert may start: while searches run, the engine's CPU is theirs, and
+   * ingest waits (its queue fills and pushes back) rather than the analyst.
+   */
+  yieldToSearches?: () => Promise<void>;
 }
 
 /** Logs one slot holds (the interface spec's batch size). */
@@ -40,15 +45,20 @@ export const BATCH_OVERHEAD_BYTES = 512;
 
 /**
  * Coalescing bounds for one insert. Measured with the ingest benchmark (1M logs, 2 cores): inserts
- * of up to 50,000 rows / 32 MB cost the engine about as little CPU per log as 100,000–200,000-row
- * ones, while four such inserts in flight (SVC_INGEST_WORKERS) keep the process well below the
- * memory those take; 25,000-row inserts cost noticeably more (more parts, more merges).
+ * of 25,000–50,000 rows cost the engine about as little CPU per log as 100,000–200,000-row ones;
+ * fewer rows cost noticeably more (more parts, more merges). The engine's memory, though, grows
+ * with an insert's bytes and its number of distinct field paths (issue 18: a 50,000-row insert of
+ * mixed logs, ~50 MB of rows, took ~550 MB of native memory; 25,000 rows ~230 MB), so an insert is
+ * also capped in bytes, and so are the bytes of all inserts in flight (whatever SVC_INGEST_WORKERS).
  */
 const MIN_ROWS_PER_INSERT = 25_000;
 const LINGER_MS = 250;
 const MAX_ROWS_PER_INSERT = 50_000;
-const MAX_BYTES_PER_INSERT = 32 * 1024 * 1024;
+const MAX_BYTES_PER_INSERT = 16 * 1024 * 1024;
+const MAX_BYTES_IN_FLIGHT = 2 * MAX_BYTES_PER_INSERT;
 const MAX_BACKOFF_MS = 30_000;
+/** The engine's refusal of a statement for its memory limit (the server's or the query's). */
+const MEMORY_LIMIT = /MEMORY_LIMIT_EXCEEDED|memory limit exceeded/i;
 
 /** The bytes a batch counts against the byte bound. */
 export const batchBytes = (rows: Buffer) => rows.length + BATCH_OVERHEAD_BYTES;
@@ -58,6 +68,9 @@ export class IngestQueue {
   /** When each waiting batch was pushed (performance.now()), in the same order. */
   private waitingSince: number[] = [];
   private rowsWaiting = 0;
+  private bytesWaiting = 0;
+  /** Bytes of the inserts running now (bounded by MAX_BYTES_IN_FLIGHT). */
+  private bytesInFlight = 0;
   /** Logs and bytes admitted and not yet inserted (waiting or being inserted). */
   private logs = 0;
   private bytes = 0;
@@ -103,6 +116,7 @@ export class IngestQueue {
     this.waiting.push(b);
     this.waitingSince.push(performance.now());
     this.rowsWaiting += b.count;
+    this.bytesWaiting += b.rows.length;
     this.wakeAll();
   }
 
@@ -181,6 +195,7 @@ export class IngestQueue {
       out.push(this.waiting.shift()!);
       this.waitingSince.shift();
       this.rowsWaiting -= b.count;
+      this.bytesWaiting -= b.rows.length;
       rows += b.count;
       bytes += b.rows.length;
     }
@@ -195,7 +210,7 @@ export class IngestQueue {
         continue;
       }
       const lingered = performance.now() - this.waitingSince[0]!;
-      if (this.running && this.rowsWaiting < MIN_ROWS_PER_INSERT && lingered < LINGER_MS) {
+      if (this.running && this.rowsWaiting < MIN_ROWS_PER_INSERT && this.bytesWaiting < MAX_BYTES_PER_INSERT && lingered < LINGER_MS) {
         // Woken by the next push (to count again) or when the oldest batch has waited enough.
         await new Promise<void>((r) => {
           const timer = setTimeout(r, LINGER_MS - lingered);
@@ -206,28 +221,62 @@ export class IngestQueue {
         });
         continue;
       }
-      const batches = this.take();
-      for (let attempt = 1; ; attempt++) {
-        const t0 = performance.now();
-        try {
-          await this.o.insert(batches[0]!.table, batches.map((b) => b.rows));
-          if (attempt > 1) this.o.onRecovered();
-          this.o.onInserted(batches, performance.now() - t0);
-          break;
-        } catch (err) {
-          const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempt - 1, 10));
-          this.o.onInsertError(err as Error, attempt, delay);
-          if (!this.running && attempt >= 3) {
-            // Shutting down with storage failing: the spool keeps these for the next start.
-            return;
-          }
-          await new Promise((r) => setTimeout(r, delay));
-        }
+      if (this.o.yieldToSearches) await this.o.yieldToSearches();
+      if (this.bytesInFlight > 0 && this.bytesInFlight + Math.min(this.bytesWaiting, MAX_BYTES_PER_INSERT) > MAX_BYTES_IN_FLIGHT) {
+        // Enough is being inserted: woken when an insert ends (or a batch arrives, to look again).
+        await new Promise<void>((r) => this.wake.push(r));
+        continue;
       }
+      const batches = this.take();
+      if (!batches.length) continue; // another worker took them while this one waited
+      const inFlight = batches.reduce((n, b) => n + b.rows.length, 0);
+      this.bytesInFlight += inFlight;
+      let stored: boolean;
+      try {
+        stored = await this.insertWithRetry(batches);
+      } finally {
+        this.bytesInFlight -= inFlight;
+        this.wakeAll();
+      }
+      // Shutting down with storage failing: the spool keeps these for the next start.
+      if (!stored) return;
       this.release(
         batches.reduce((n, b) => n + b.count, 0),
         batches.reduce((n, b) => n + batchBytes(b.rows), 0),
       );
+    }
+  }
+
+  /**
+   * Inserts `batches` (retried with backoff until it succeeds or the queue stops). An insert the
+   * engine refuses for its memory limit is split: the second half goes back to the head of the
+   * queue and the first is tried again at once, down to one batch (which then waits its turn).
+   * `batches` keeps the ones inserted. False when the queue stopped with storage failing.
+   */
+  private async insertWithRetry(batches: QueuedBatch[]): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const t0 = performance.now();
+      try {
+        await this.o.insert(batches[0]!.table, batches.map((b) => b.rows));
+        if (attempt > 1) this.o.onRecovered();
+        this.o.onInserted(batches, performance.now() - t0);
+        return true;
+      } catch (err) {
+        if (batches.length > 1 && MEMORY_LIMIT.test((err as Error).message)) {
+          const back = batches.splice(Math.ceil(batches.length / 2));
+          this.waiting.unshift(...back);
+          this.waitingSince.unshift(...back.map(() => performance.now()));
+          for (const b of back) {
+            this.rowsWaiting += b.count;
+            this.bytesWaiting += b.rows.length;
+          }
+          continue;
+        }
+        const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempt - 1, 10));
+        this.o.onInsertError(err as Error, attempt, delay);
+        if (!this.running && attempt >= 3) return false;
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
   }
 }

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import type { ClickHouseRemote, Config } from '../config.ts';
+import { SearchActivity } from './search-activity.ts';
 
 export interface Analytics {
   client: ClickHouseClient;
@@ -25,6 +26,8 @@ export interface Analytics {
    * handed to the engine without a copy or a detour through a JS string; remote, it is the body.
    */
   insertFormatted(table: string, format: 'JSONEachRow', data: Buffer): Promise<void>;
+  /** The SELECTs streamRows is running now: ingest holds its next insert while any runs. */
+  searches: SearchActivity;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -42,15 +45,24 @@ export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').rep
 
 export async function openAnalytics(config: Config): Promise<Analytics> {
   const database = config.clickhouseDatabase;
-  const t = config.clickhouse ? remoteTransport(config.clickhouse) : await embeddedTransport(path.join(config.dataDir, 'clickhouse'));
+  const t = config.clickhouse ? remoteTransport(config.clickhouse) : await embeddedTransport(path.join(config.dataDir, 'clickhouse'), config.engineMaxMemoryBytes);
   let closed = false;
+  const searches = new SearchActivity();
   return {
     client: t.client,
     transport: config.clickhouse ? 'remote' : 'embedded',
     database,
     table: (name) => `${database}.${name}`,
     insertFormatted: t.insertFormatted,
-    streamRows: t.streamRows,
+    async *streamRows(sql, params, opts) {
+      const ended = searches.begin();
+      try {
+        yield* t.streamRows(sql, params, opts);
+      } finally {
+        ended();
+      }
+    },
+    searches,
     async ping() {
       try {
         const rs = await t.client.query({ query: 'SELECT 1 AS ok', format: 'JSONEachRow' });
@@ -107,7 +119,7 @@ function remoteTransport(remote: ClickHouseRemote): Transport {
   };
 }
 
-async function embeddedTransport(dir: string): Promise<Transport> {
+async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<Transport> {
   // Loaded only in embedded mode: the native engine does not exist on every platform.
   // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
   const { createChdbConnection } = (
@@ -115,12 +127,15 @@ async function embeddedTransport(dir: string): Promise<Transport> {
   ) as typeof import('chdb/connection');
   const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
   mkdirSync(dir, { recursive: true });
+  // The engine is configured by the first connection the process opens on its directory; the
+  // others share it. Its memory is bounded there (server settings cannot be SET later).
+  const first = new chdb.Session(dir, { connectionArgs: [`--max_server_memory_usage=${Math.floor(maxMemoryBytes)}`] });
   const connection = createChdbConnection({ path: dir });
   const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   // A chDB session streams one query at a time; sessions on the same directory coexist, so
   // streams get a small pool of their own sessions (opened on first use, closed with the engine).
-  const idle: InstanceType<typeof chdb.Session>[] = [];
-  const all: InstanceType<typeof chdb.Session>[] = [];
+  const idle: InstanceType<typeof chdb.Session>[] = [first];
+  const all: InstanceType<typeof chdb.Session>[] = [first];
   return {
     client,
     async *streamRows(sql, params, { signal }) {

@@ -1,0 +1,40 @@
+// Searches in flight, so ingest can give way to them: the analyst first, the shipper queues and
+// is pushed back (429) if storage falls behind. Analytics.streamRows counts every SELECT it streams
+// (searches, aggregations, alert and dashboard queries); the ingest queue waits for a moment with
+// none before it starts its next insert (ingest/queue.ts).
+export class SearchActivity {
+  private running = 0;
+  private idleWaiters: Array<() => void> = [];
+  /** When the last search ended (performance.now()), 0 before any. */
+  lastEndedAt = 0;
+
+  /** Marks a search running; the function returned marks it ended (once). */
+  begin(): () => void {
+    this.running++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.running--;
+      this.lastEndedAt = performance.now();
+      if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
+    };
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  /** Resolves when no search runs, or after `maxWaitMs` at the latest (so ingest never starves). */
+  whenIdle(maxWaitMs: number): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, maxWaitMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.idleWaiters.push(done);
+    });
+  }
+}
