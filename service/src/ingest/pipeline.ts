@@ -221,6 +221,14 @@ export class Ingest implements IngestPipeline {
     // A route whose answer has no items (nothing but the whole request can be refused) is turned
     // away before its body is read while the queue is full: no memory or parsing spent on it.
     if (!opts.answersPerItem && !this.queue.hasRoom) throw this.queueFull(0);
+    // Searches first: while one streams and storage is already behind, a request that can be
+    // refused whole is turned away before its body is read or parsed, so the search gets the
+    // cores; the shipper retries after a second, when the queue has drained some.
+    if (!opts.answersPerItem && this.ctx.ch.searches.active > 0 && this.queue.backlogged) {
+      this.pressure.hit('queue', 'searches are running and storage is behind: ingest waits for them');
+      this.ctx.metrics.ingestRefused.inc({ reason: 'queue_full' });
+      throw new HttpError(429, QUEUE_FULL, { 'retry-after': '1' });
+    }
     const wait = this.bucket.take();
     if (wait > 0) {
       this.pressure.hit('rate_limit', `over ${this.ctx.config.ingestRateLimit} requests/s (burst ${this.ctx.config.ingestRateBurst})`);

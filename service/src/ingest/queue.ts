@@ -153,6 +153,10 @@ export class IngestQueue {
   get waitingRows(): number {
     return this.rowsWaiting;
   }
+  /** True when more than one insert's worth is admitted and not yet stored: storage is behind. */
+  get backlogged(): boolean {
+    return this.logs >= MIN_ROWS_PER_INSERT || this.bytes >= MAX_BYTES_PER_INSERT;
+  }
 
   /**
    * Why `logs` more logs of `bytes` bytes are not admitted, in words, for the pressure report:
