@@ -50,3 +50,14 @@ export function preloadPageFor(path: string): void {
   const name = pageForPath(path);
   if (name) loadPage(name).catch(() => {}); // a failure is shown when the page is drawn
 }
+
+/** Once the shell's first page is drawn and the browser is idle, the other pages load too: moving
+ * between sections then never waits for a chunk. */
+export function preloadAllPagesWhenIdle(): () => void {
+  const idle = window.requestIdleCallback ?? ((f: () => void) => window.setTimeout(f, 200));
+  const cancel = window.cancelIdleCallback ?? window.clearTimeout;
+  const handle = idle(() => {
+    for (const name of Object.keys(pageLoaders) as PageName[]) loadPage(name).catch(() => {});
+  }, { timeout: 3000 });
+  return () => cancel(handle);
+}
