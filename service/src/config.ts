@@ -214,7 +214,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     metricsPort: metrics.port,
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
     queryMaxMemoryBytes: integer(env, 'SVC_QUERY_MAX_MEMORY_MB', 1024, 64, 1_048_576) * 1024 * 1024,
-    engineMaxMemoryBytes: integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 1536, 256, 1_048_576) * 1024 * 1024,
+    engineMaxMemoryBytes: integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 896, 256, 1_048_576) * 1024 * 1024,
     alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
     feedGitTimeoutS: integer(env, 'SVC_FEED_GIT_TIMEOUT_S', 120, 1, 3600),
     ai: aiBase
