@@ -161,6 +161,15 @@ test('two browsers edit one notebook at once', async () => {
   await section(pageA, 0).getByRole('button', { name: 'Done' }).click();
   await section(pageB, 0).locator('.md').filter({ hasText: 'A’s version' }).waitFor();
 
+  // A chart result: its code is fetched when the section has one to draw, in both browsers.
+  await pageA.getByRole('group', { name: 'Add a section' }).getByRole('button', { name: 'Query' }).click();
+  const chartA = section(pageA, 2);
+  await chartA.locator('.cm-content').click();
+  await pageA.keyboard.insertText('groupBy(host) | barchart()');
+  await pageA.keyboard.press('Enter');
+  await chartA.locator('.chart canvas, .chart svg').first().waitFor();
+  await section(pageB, 2).locator('.chart canvas, .chart svg').first().waitFor();
+
   assert.deepEqual(errors, []);
 });
 
