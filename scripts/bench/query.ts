@@ -375,7 +375,9 @@ async function main() {
   if (reuse && !existsSync(stateFile)) throw new Error(`${reuse} holds no bench-query.json: not a directory kept by --keep`);
 
   console.log(`Starting the appliance in this process on ${dataDir}...`);
-  const appliance = await startTestAppliance({ SVC_QUERY_TIMEOUT_S: '600' }, dataDir);
+  // SVC_ENGINE_MAX_MEMORY_MB from the environment, to measure the engine's memory cap against query speed.
+  const cap: Record<string, string> = process.env.SVC_ENGINE_MAX_MEMORY_MB ? { SVC_ENGINE_MAX_MEMORY_MB: process.env.SVC_ENGINE_MAX_MEMORY_MB } : {};
+  const appliance = await startTestAppliance({ SVC_QUERY_TIMEOUT_S: '600', ...cap }, dataDir);
   const base = appliance.url;
   const ch = appliance.context.ch;
   const table = ch.table('logs');

@@ -44,6 +44,8 @@ export interface Config {
    * Memory the embedded engine may use in all (max_server_memory_usage; SVC_ENGINE_MAX_MEMORY_MB,
    * an addition to the spec): past it a statement is refused (an insert is split or retried, a
    * query fails with a sentence) rather than the process growing. Not applied to a remote server.
+   * 0 (the default) leaves the engine's own bound (90 % of RAM): a cap of 896 or 1,536 MiB made
+   * the query benchmark's queries about twice as slow (docs/ingest.md).
    */
   engineMaxMemoryBytes: number;
   alertIntervalS: number;
@@ -214,7 +216,11 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     metricsPort: metrics.port,
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
     queryMaxMemoryBytes: integer(env, 'SVC_QUERY_MAX_MEMORY_MB', 1024, 64, 1_048_576) * 1024 * 1024,
-    engineMaxMemoryBytes: integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 896, 256, 1_048_576) * 1024 * 1024,
+    engineMaxMemoryBytes: (() => {
+      const mb = integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 0, 0, 1_048_576);
+      if (mb > 0 && mb < 256) throw new ConfigError(`SVC_ENGINE_MAX_MEMORY_MB must be 0 (the engine's own bound) or at least 256, got ${mb}`);
+      return mb * 1024 * 1024;
+    })(),
     alertIntervalS: integer(env, 'SVC_ALERT_INTERVAL_S', 60, 1, 86_400),
     feedGitTimeoutS: integer(env, 'SVC_FEED_GIT_TIMEOUT_S', 120, 1, 3600),
     ai: aiBase

@@ -128,8 +128,8 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
   const chdb = (typeof require === 'function' ? require('chdb') : await import('chdb')) as typeof import('chdb');
   mkdirSync(dir, { recursive: true });
   // The engine is configured by the first connection the process opens on its directory; the
-  // others share it. Its memory is bounded there (server settings cannot be SET later).
-  const first = new chdb.Session(dir, { connectionArgs: [`--max_server_memory_usage=${Math.floor(maxMemoryBytes)}`] });
+  // others share it. Its memory is bounded there when asked (server settings cannot be SET later).
+  const first = new chdb.Session(dir, maxMemoryBytes > 0 ? { connectionArgs: [`--max_server_memory_usage=${Math.floor(maxMemoryBytes)}`] } : undefined);
   const connection = createChdbConnection({ path: dir });
   const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
   // A chDB session streams one query at a time; sessions on the same directory coexist, so
