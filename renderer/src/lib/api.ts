@@ -91,6 +91,35 @@ export async function readEnvelope<T>(res: Response): Promise<T> {
   return envelope.data as T;
 }
 
+/**
+ * POSTs `file` as the raw body through XMLHttpRequest, which reports the upload's progress (fetch does
+ * not): `onUpload` gets the share sent (0 … 1). Resolves with the envelope's data; a refusal rejects
+ * with ApiError carrying the service's sentence, or `refused` when it sent none.
+ */
+export function uploadFile<T>(path: string, file: Blob, contentType: string, onUpload: (share: number) => void, refused: (status: number) => string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', API_BASE + path);
+    xhr.setRequestHeader('Content-Type', contentType);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total);
+    };
+    xhr.onerror = () => reject(new ApiError('Could not reach the service. Check that it is running and the network is up.', 0));
+    xhr.onload = () => {
+      let body: { data?: T; error?: string } = {};
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        /* not the envelope */
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && body.data) resolve(body.data);
+      else reject(new ApiError(body.error ?? refused(xhr.status), xhr.status));
+    };
+    xhr.send(file);
+  });
+}
+
 export const get = <T>(path: string, opts?: Omit<RequestOptions, 'body'>) => request<T>('GET', path, opts);
 export const post = <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'body'>) =>
   request<T>('POST', path, { ...opts, body });

@@ -1,8 +1,7 @@
 // Case archives (service/src/cases/): export jobs of a fractal, the archive's download address, and
-// the upload of an archive to import, with the upload's own progress (fetch reports none, so the
-// upload goes through XMLHttpRequest), then its job.
+// the upload of an archive to import, with the upload's own progress (api.ts uploadFile), then its job.
 import type { CaseJob } from '../../../service/src/cases/case-jobs.ts';
-import { ApiError, del, get, post } from './api.ts';
+import { del, get, post, uploadFile } from './api.ts';
 
 export type { CaseJob };
 
@@ -24,29 +23,9 @@ export const cases = {
  * the import's job once the service has verified the archive; a refusal rejects with its sentence.
  */
 export function uploadCase(file: File, name: string, onUpload: (share: number) => void): Promise<CaseJob> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    const query = new URLSearchParams({ file_name: file.name.slice(0, 255) });
-    if (name) query.set('name', name);
-    xhr.open('POST', `/api/v1/case-import?${query}`);
-    xhr.setRequestHeader('Content-Type', 'application/gzip');
-    xhr.setRequestHeader('Accept', 'application/json');
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total);
-    };
-    xhr.onerror = () => reject(new ApiError('Could not reach the service. Check that it is running and the network is up.', 0));
-    xhr.onload = () => {
-      let body: { success?: boolean; data?: CaseJob; error?: string } = {};
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        /* not the envelope */
-      }
-      if (xhr.status >= 200 && xhr.status < 300 && body.data) resolve(body.data);
-      else reject(new ApiError(body.error ?? `The import was refused (HTTP ${xhr.status}).`, xhr.status));
-    };
-    xhr.send(file);
-  });
+  const query = new URLSearchParams({ file_name: file.name.slice(0, 255) });
+  if (name) query.set('name', name);
+  return uploadFile<CaseJob>(`/case-import?${query}`, file, 'application/gzip', onUpload, (status) => `The import was refused (HTTP ${status}).`);
 }
 
 /** Asks for the job every `everyMs` until it is no longer running; `onJob` sees each state. */

@@ -1,10 +1,10 @@
 // Evidence (service/src/evidence/): imports of files into a fractal, with the upload's own
-// progress (fetch reports none, so each file goes through XMLHttpRequest as the raw body) and then
+// progress (each file as the raw body through api.ts uploadFile) and then
 // the import's (bytes read of the stored file); the custody log with its verify verdict; and the
 // files of a drop, folders walked (Chromium and Electron give them as entries).
 import type { ChainVerdict, CustodyEntry } from '../../../service/src/evidence/custody/chain.ts';
 import type { ImportView } from '../../../service/src/evidence/imports/imports-store.ts';
-import { ApiError, enc, get } from './api.ts';
+import { enc, get, uploadFile } from './api.ts';
 
 export type { ChainVerdict, CustodyEntry, ImportView };
 
@@ -26,29 +26,9 @@ export const evidence = {
  * the import once the service has stored the file; a refusal rejects with its sentence.
  */
 export function uploadImport(fractalId: string, file: File, normalizerId: string, onUpload: (share: number) => void): Promise<ImportView> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    const query = new URLSearchParams({ name: file.name.slice(0, 255) || 'upload' });
-    if (normalizerId) query.set('normalizer_id', normalizerId);
-    xhr.open('POST', `/api/v1/fractals/${enc(fractalId)}/imports?${query}`);
-    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-    xhr.setRequestHeader('Accept', 'application/json');
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total);
-    };
-    xhr.onerror = () => reject(new ApiError('Could not reach the service. Check that it is running and the network is up.', 0));
-    xhr.onload = () => {
-      let body: { data?: ImportView; error?: string } = {};
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        /* not the envelope */
-      }
-      if (xhr.status >= 200 && xhr.status < 300 && body.data) resolve(body.data);
-      else reject(new ApiError(body.error ?? `The import was refused (HTTP ${xhr.status}).`, xhr.status));
-    };
-    xhr.send(file);
-  });
+  const query = new URLSearchParams({ name: file.name.slice(0, 255) || 'upload' });
+  if (normalizerId) query.set('normalizer_id', normalizerId);
+  return uploadFile<ImportView>(`/fractals/${enc(fractalId)}/imports?${query}`, file, 'application/octet-stream', onUpload, (status) => `The import was refused (HTTP ${status}).`);
 }
 
 /** The share of an import done, 0 … 1: bytes of the stored file read, then 1 once it ended. */
