@@ -322,8 +322,6 @@ export class DashboardsStore {
     this.db.prepare('UPDATE dashboard_shared_links SET last_used_at = ? WHERE id = ?').run(at, id);
   }
 
-  // ---- inside -------------------------------------------------------------------------------------
-
   // ---- case archives (cases/) ------------------------------------------------------------------
 
   /** The ids of a fractal's dashboards, oldest first: a case export reads them one at a time. */
@@ -355,6 +353,8 @@ export class DashboardsStore {
     }
     return id;
   }
+
+  // ---- inside -------------------------------------------------------------------------------------
 
   private insertWidget(dashboardId: string, w: NewWidget, by: string, t: string): string {
     const id = randomUUID();

@@ -79,9 +79,7 @@ export class CsvReader {
             this.fail(`CSV line ${this.line}: a quote inside an unquoted field; put the whole field in double quotes and double the quote ("").`);
             i++;
           } else if (c === COMMA) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = State.FieldStart;
+            this.endField();
             i++;
           } else i = this.endLine(text, i, out);
           break;
@@ -106,9 +104,7 @@ export class CsvReader {
             this.state = State.Quoted;
             i++;
           } else if (c === COMMA) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = State.FieldStart;
+            this.endField();
             i++;
           } else if (c === LF || c === CR) i = this.endLine(text, i, out);
           else {
@@ -145,6 +141,13 @@ export class CsvReader {
   }
 
   /** Ends the record at the line break at i; returns the index after the break. */
+  /** A comma: the field is complete, the next one starts. */
+  private endField(): void {
+    this.fields.push(this.field);
+    this.field = '';
+    this.state = State.FieldStart;
+  }
+
   private endLine(text: string, i: number, out: CsvRecord[]): number {
     this.finishRecord(out);
     this.line++;

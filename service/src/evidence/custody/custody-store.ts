@@ -8,17 +8,8 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../storage/sqlite.ts';
 import { entryHash, GENESIS_HASH, verifyEntries, type ChainVerdict, type CustodyEntry, type CustodyKind } from './chain.ts';
 
-interface EntryRow {
-  id: string;
-  fractal_id: string;
-  seq: number;
-  kind: CustodyKind;
-  recorded_at: string;
-  actor: string;
-  details: string;
-  prev_hash: string;
-  hash: string;
-}
+/** An entry as SQLite holds it: its details as JSON text. */
+type EntryRow = Omit<CustodyEntry, 'details'> & { details: string };
 
 interface HeadRow {
   fractal_id: string;
