@@ -59,7 +59,7 @@ export interface ExecutionRow {
   duration_ms: number;
 }
 
-/** Executions older than this are removed. */
+/** This appliance's own executions older than this are removed (those from a case archive stay). */
 const KEEP_DAYS = 30;
 
 export class ExecutionsStore {
@@ -136,7 +136,7 @@ export class ExecutionsStore {
     const id = randomUUID();
     let payload = record.execution.payload;
     if (typeof payload === 'string') payload = JSON.stringify({ ...(JSON.parse(payload) as FiringPayload), alert_id: alertId, fractal_id: fractalId, prism_id: null });
-    insertStoredRow(this.db, 'alert_executions', { ...record.execution, id, alert_id: alertId, payload });
+    insertStoredRow(this.db, 'alert_executions', { ...record.execution, id, alert_id: alertId, payload, from_case: 1 });
     for (const d of record.deliveries) {
       const open: StoredRow = d.status === 'pending' ? { status: 'failed', error: 'Not delivered before the case was exported from the other appliance.', finished_at: new Date().toISOString() } : {};
       insertStoredRow(this.db, 'alert_deliveries', { ...d, ...open, id: randomUUID(), execution_id: id });
@@ -239,15 +239,16 @@ export class ExecutionsStore {
 
   /**
    * Housekeeping: executions older than KEEP_DAYS go, with their deliveries; a payload is dropped
-   * once its deliveries are done, except each alert's newest (previews render against it).
+   * once its deliveries are done, except each alert's newest (previews render against it). Firings
+   * restored from a case archive are left whole: they are that case's evidence.
    */
   prune(now = new Date()): void {
     const cutoff = new Date(now.getTime() - KEEP_DAYS * 86_400_000).toISOString();
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM alert_executions WHERE triggered_at < ?').run(cutoff);
+      this.db.prepare('DELETE FROM alert_executions WHERE triggered_at < ? AND from_case = 0').run(cutoff);
       this.db
         .prepare(
-          `UPDATE alert_executions SET payload = NULL WHERE payload IS NOT NULL
+          `UPDATE alert_executions SET payload = NULL WHERE payload IS NOT NULL AND from_case = 0
              AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.execution_id = alert_executions.id AND d.status = 'pending')
              AND id NOT IN (SELECT (SELECT e2.id FROM alert_executions e2 WHERE e2.alert_id = a.alert_id AND e2.payload IS NOT NULL
                                     ORDER BY e2.triggered_at DESC LIMIT 1) FROM (SELECT DISTINCT alert_id FROM alert_executions) a)`,

@@ -764,4 +764,11 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
     sql: '',
     run: addSyslogNgNumbersToDefault,
   },
+  {
+    version: 17,
+    name: 'alert firings carried in by a case archive',
+    // A firing restored from a case archive is evidence of that case: the 30-day pruning of this
+    // appliance's own firings (and of their delivered payloads) must not reach it.
+    sql: `ALTER TABLE alert_executions ADD COLUMN from_case INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
