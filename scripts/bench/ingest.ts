@@ -97,6 +97,44 @@ const cpuSeconds = (pid: number) => {
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 
+/**
+ * CPU seconds by thread of the service's process, grouped: the event loop (the JS main thread),
+ * V8's and libuv's helpers (GC, compile, fs), and the engine's threads by their name (chDB names
+ * its pools: inserts and queries run on the main thread's call into the engine or on
+ * "QueryPipelineEx"/"TCPHandler"-like pools, merges on "MergeMutate", part moves and cleanup on
+ * "BgSchPool"...). Threads that ended are not counted, so it is a lower bound for short-lived ones.
+ */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      const s = (Number(f[11]) + Number(f[12])) / 100;
+      const group = tid === String(pid) ? 'event loop (JS main thread, with the engine calls it makes)' : name.replace(/[0-9]+$/, '');
+      out.set(group, (out.get(group) ?? 0) + s);
+    } catch {
+      /* ended */
+    }
+  }
+  return out;
+}
+/** `after` minus `before`, largest first, as one line per group above 0.5 s. */
+function threadCpuLines(before: Map<string, number>, after: Map<string, number>): string[] {
+  return [...after]
+    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+    .filter(([, v]) => v >= 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${v.toFixed(1).padStart(6)} s  ${k}`);
+}
+
 interface Sent {
   acceptedS: number;
   storedS: number;
@@ -204,6 +242,7 @@ async function startService() {
     fractalId,
     peakRss: () => Math.max(peakRss, treePeakRss(pid)),
     cpu: () => cpuSeconds(pid),
+    threads: () => threadCpu(pid),
     /** Largest samples (every 500 ms): RSS, JS heap, external; the rest of RSS is mostly the engine's. */
     memory: () => ({ ...mem }),
     async close() {
@@ -230,10 +269,12 @@ async function burst() {
   console.log(`Analyst loop while ${fmt(TOTAL)} more logs are sent (load ${load()})...`);
   let sending = true;
   const cpu0 = svc.cpu();
+  const threads0 = svc.threads();
   const sent = send(svc.base, svc.token, svc.admin, svc.fractalId, more.batches, PRELOAD + TOTAL).finally(() => (sending = false));
   const during = await analystLoop(svc.admin, svc.fractalId, () => !sending);
   const s = await sent;
   const cpu = svc.cpu() - cpu0;
+  const threads = threadCpuLines(threads0, svc.threads());
   const peak = svc.peakRss();
   const mem = svc.memory();
   await svc.close();
@@ -245,7 +286,8 @@ async function burst() {
   line('during the burst', during);
   console.log(`p95 burst / p95 idle       ${(pct(during, 95) / pct(idle, 95)).toFixed(2)}   (target ≤ 3)`);
   console.log(`burst                      ${fmt(TOTAL)} ${MODE} logs: accepted ${fmt(TOTAL / s.acceptedS)} logs/s, end to end ${fmt(TOTAL / s.storedS)} logs/s, ${s.retries429} batches retried after 429`);
-  console.log(`service                    peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB (largest JS heap ${(mem.heap / 1024 / 1024).toFixed(0)} MB), CPU ${cpu.toFixed(1)} s during the burst`);
+  console.log(`service                    peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB (largest JS heap ${(mem.heap / 1024 / 1024).toFixed(0)} MB), CPU ${cpu.toFixed(1)} s during the burst, by thread:`);
+  for (const l of threads) console.log(`    ${l}`);
   console.log(`load average               ${load()}`);
 }
 
@@ -260,8 +302,10 @@ async function throughput() {
   const svc = await startService();
   console.log(`Sending over ${CONNECTIONS} connections (load ${loadBefore})...`);
   const cpu0 = svc.cpu();
+  const threads0 = svc.threads();
   const s = await send(svc.base, svc.token, svc.admin, svc.fractalId, batches, TOTAL);
   const serviceCpu = svc.cpu() - cpu0;
+  const threads = threadCpuLines(threads0, svc.threads());
   const peakRss = svc.peakRss();
   const mem = svc.memory();
   await svc.close();
@@ -275,6 +319,8 @@ async function throughput() {
     console.log(`end to end (countable)     ${fmt(e2eRate)} logs/s  (${s.storedS.toFixed(2)} s, ${(s.storedS - s.acceptedS).toFixed(2)} s after the last 200)`);
     console.log(`service peak RSS (tree)    ${mb(peakRss)}, CPU ${serviceCpu.toFixed(1)} s`);
     console.log(`  largest samples          RSS ${mb(mem.rss)}, JS heap ${mb(mem.heap)}, Buffers/external ${mb(mem.external)} (the rest is mostly the engine's)`);
+    console.log(`  CPU by thread (${(serviceCpu * 1e6 / TOTAL).toFixed(0)} µs a log in all):`);
+    for (const l of threads) console.log(`    ${l}`);
   };
   if (args['skip-engine']) {
     console.log('');
