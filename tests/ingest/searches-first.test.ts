@@ -89,3 +89,38 @@ test('while a search runs and storage is behind, /api/v1/ingest is refused with 
     if (!released) release();
   }
 });
+
+test('a statement no analyst waits on (alert engine, dashboard widgets, case exports) does not make ingest give way', async () => {
+  const release = bridge.holdInserts();
+  let released = false;
+  const ch = a.context.ch;
+  const open = async (background: boolean) => {
+    const it = ch.streamRows('SELECT number FROM numbers(3)', {}, { background })[Symbol.asyncIterator]();
+    assert.equal((await it.next()).done, false); // streaming: the statement is running
+    return it;
+  };
+  try {
+    // Storage takes nothing: more than one insert's worth is held, so storage is behind.
+    for (let k = 0; k < 6; k++) assert.equal((await ingest(100_000 + k * 5000, 5000)).status, 200);
+    const background = await open(true);
+    try {
+      assert.equal(ch.searches.active, 0);
+      assert.equal((await ingest(200_000, 100)).status, 200, 'a background statement refuses no ingest');
+      const search = await open(false);
+      try {
+        assert.equal(ch.searches.active, 1);
+        assert.equal((await ingest(200_100, 100)).status, 429, 'a search does');
+      } finally {
+        await search.return?.();
+      }
+    } finally {
+      await background.return?.();
+    }
+    assert.equal(ch.searches.active, 0);
+    release();
+    released = true;
+    await waitForLogs(a, fractal.id, 30_260 + 30_100, 120_000);
+  } finally {
+    if (!released) release();
+  }
+});

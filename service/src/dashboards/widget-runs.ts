@@ -153,6 +153,7 @@ async function runWidget(ctx: Context, d: Dashboard, w: Widget, window: { start:
         variables,
         checkRegexes: true,
         signal,
+        background: true,
       });
       const c = r.compiled;
       ctx.metrics.queries.inc({ endpoint: 'dashboard', outcome: 'ok' });

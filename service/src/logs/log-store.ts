@@ -150,7 +150,7 @@ export class LogStore {
       `SELECT toString(log_id), toString(timestamp), toString(ingest_timestamp), raw, fields_text
        FROM ${this.logs} WHERE fractal_id = {fid:UUID} ORDER BY timestamp, log_id`,
       { fid: fractalId },
-      { signal },
+      { signal, background: true },
     ) as AsyncIterable<Array<[string, string, string, string, string]>>;
   }
 

@@ -46,7 +46,7 @@ export interface BatchResult {
  * bytes (run them one by one instead, each under its own budget). Throws QueryTimeoutError /
  * QueryLimitError / QueryExecutionError like a single query.
  */
-export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { timeoutS: number; signal?: AbortSignal }): Promise<BatchResult[] | null> {
+export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { timeoutS: number; signal?: AbortSignal; background?: boolean }): Promise<BatchResult[] | null> {
   const first = queries[0]!;
   const p = first.pipeline;
   const outs = p.outputsOf(p.events);
@@ -61,7 +61,7 @@ export async function runBatch(ch: Analytics, queries: CompiledQuery[], opts: { 
   const budget = new ResultBudget();
   let read = 0;
   try {
-    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), p.params.values, { signal: opts.signal })) {
+    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), p.params.values, { signal: opts.signal, background: opts.background })) {
       for (const raw of chunk) {
         if (++read > BATCH_ROW_LIMIT) return null;
         const hits = raw[outs.length] as Array<number | string>;

@@ -172,6 +172,8 @@ export interface ScopeQueryRequest {
   /** The statement's time-out; the `query_timeout_s` setting when absent. */
   timeoutS?: number;
   signal?: AbortSignal;
+  /** No analyst waits on it (the alert engine, dashboard widgets): ingest does not give way to it. */
+  background?: boolean;
 }
 
 export interface ScopeQueryResult {
@@ -242,7 +244,7 @@ export async function prepareScopeQueries(ctx: Context, reqs: ScopeQueryRequest[
 export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<ScopeQueryResult> {
   const { compiled } = req.checkRegexes ? await prepareScopeQuery(ctx, req) : compileScopeQuery(ctx, req);
   const budget = new ResultBudget();
-  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal, budget });
+  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal, budget, background: req.background });
   return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap, truncated: budget.exceeded };
 }
 
@@ -281,7 +283,7 @@ export async function runScopeQueries(
     }
     let results: Awaited<ReturnType<typeof runBatch>> = null;
     try {
-      results = await runBatch(ctx.ch, part.map((b) => b.compiled), { timeoutS, signal: req.signal });
+      results = await runBatch(ctx.ch, part.map((b) => b.compiled), { timeoutS, signal: req.signal, background: req.background });
     } catch (err) {
       if (req.signal?.aborted) throw err;
     }

@@ -169,6 +169,8 @@ export interface RunOptions {
    * rows yielded pass it, and `exceeded` tells the caller so. A fresh default budget when absent.
    */
   budget?: ResultBudget;
+  /** No analyst waits on it (Analytics StreamOptions): ingest does not give way to it. */
+  background?: boolean;
 }
 
 /**
@@ -202,11 +204,11 @@ export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: Ru
   // Row hooks (chain's _chain_events) may look up more, each statement under the same limits.
   const fetchRows = async (sql: string, params: Record<string, unknown>): Promise<unknown[][]> => {
     const out: unknown[][] = [];
-    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal })) out.push(...chunk);
+    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal, background: opts.background })) out.push(...chunk);
     return out;
   };
   try {
-    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal })) {
+    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal, background: opts.background })) {
       const rows = chunk.map(shape);
       for (const hook of q.pipeline.rowHooks) await hook(rows, fetchRows);
       const fit = budget.fit(rows);
@@ -327,7 +329,7 @@ export async function countPerBucket(ch: Analytics, q: CompiledQuery, bucketSeco
   const counts = new Map<number, number>();
   const sql = executableSql(q.pipeline.eventCountSql(bucketSeconds), opts.timeoutS);
   try {
-    for await (const chunk of ch.streamRows(sql, q.pipeline.params.values, { signal: opts.signal })) {
+    for await (const chunk of ch.streamRows(sql, q.pipeline.params.values, { signal: opts.signal, background: opts.background })) {
       for (const [b, n] of chunk) counts.set(Number(b), Number(n));
     }
   } catch (err) {
@@ -346,7 +348,7 @@ async function eventsInRange(ch: Analytics, q: CompiledQuery, opts: RunOptions):
   const p = q.pipeline;
   const sql = executableSql(`SELECT count() FROM ${p.options.table} WHERE ${conjunction(p.rangeWhere())}`, opts.timeoutS);
   let n = 0;
-  for await (const chunk of ch.streamRows(sql, p.params.values, { signal: opts.signal })) for (const [c] of chunk) n = Number(c);
+  for await (const chunk of ch.streamRows(sql, p.params.values, { signal: opts.signal, background: opts.background })) for (const [c] of chunk) n = Number(c);
   return n;
 }
 

@@ -18,19 +18,29 @@ export interface Analytics {
   /**
    * Streams a SELECT's rows as the engine produces them, in chunks of JSONCompactEachRow arrays.
    * Aborting the signal stops the query inside the engine (embedded: the stream is cancelled;
-   * remote: the HTTP request is closed and the server cancels the query).
+   * remote: the HTTP request is closed and the server cancels the query). A statement is counted
+   * as a search ingest gives way to (`searches`) unless `background` says no analyst waits on it.
    */
-  streamRows(sql: string, params: Record<string, unknown>, opts: { signal?: AbortSignal }): AsyncIterable<unknown[][]>;
+  streamRows(sql: string, params: Record<string, unknown>, opts: StreamOptions): AsyncIterable<unknown[][]>;
   /**
    * Inserts rows already written in `format` as one statement (one part). Embedded, the Buffer is
    * handed to the engine without a copy or a detour through a JS string; remote, it is the body.
    */
   insertFormatted(table: string, format: 'JSONEachRow', data: Buffer): Promise<void>;
-  /** The SELECTs streamRows is running now: ingest holds its next insert while any runs. */
+  /** The searches streamRows is running now (not background statements): ingest holds its next insert while any runs. */
   searches: SearchActivity;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /**
+   * No analyst is waiting on this statement (the alert engine's windows, dashboard widgets, case
+   * exports): ingest does not give way to it, so a dashboard on a wall never holds back shippers.
+   */
+  background?: boolean;
 }
 
 /**
@@ -55,11 +65,11 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     table: (name) => `${database}.${name}`,
     insertFormatted: t.insertFormatted,
     async *streamRows(sql, params, opts) {
-      const ended = searches.begin();
+      const ended = opts.background ? null : searches.begin();
       try {
         yield* t.streamRows(sql, params, opts);
       } finally {
-        ended();
+        ended?.();
       }
     },
     searches,

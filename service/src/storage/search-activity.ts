@@ -1,7 +1,8 @@
 // Searches in flight, so ingest can give way to them: the analyst first, the shipper queues and
 // is pushed back (429) if storage falls behind. Analytics.streamRows counts every SELECT it streams
-// (searches, aggregations, alert and dashboard queries); the ingest queue waits for a moment with
-// none before it starts its next insert (ingest/queue.ts).
+// for someone waiting (query routes, histograms, log context, notebooks, an alert's preview), not
+// the background ones (the alert engine, dashboard widgets, case exports: `background`); the
+// ingest queue waits for a moment with none before it starts its next insert (ingest/queue.ts).
 export class SearchActivity {
   private running = 0;
   private idleWaiters: Array<() => void> = [];

@@ -166,7 +166,7 @@ export class AlertEngine {
     const t0 = performance.now();
     let outcomes: Awaited<ReturnType<typeof runScopeQueries>>;
     try {
-      outcomes = await runScopeQueries(this.ctx, { queries: group.map((x) => x.a.query_string), scope: scopeOf(group[0]!.a), start, end, timeoutS: this.timeoutS() });
+      outcomes = await runScopeQueries(this.ctx, { queries: group.map((x) => x.a.query_string), scope: scopeOf(group[0]!.a), start, end, timeoutS: this.timeoutS(), background: true });
     } catch (err) {
       outcomes = group.map(() => ({ ok: false as const, error: err }));
     }
