@@ -13,6 +13,7 @@ import { ADMIN_PASSWORD, Client, defaultIngest, makeUser, passwordOf, signIn, ty
 import { expectOk, grant } from '../support/api.ts';
 import { collectPageErrors, screenshot, signInWithForm, startBrowserTest, stopBrowserTest } from '../support/browser.ts';
 import { ingest, sampleEvents } from '../support/query.ts';
+import { waitFor } from '../support/wait.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -267,6 +268,35 @@ test('a shared link made in the Share dialog opens without cookies: the cached c
     assert.deepEqual(await stranger.cookies(), [], 'still no cookie');
     await screenshot(pub, 'dashboard-shared-public.png');
 
+    // On a wall screen the public page grows like the kiosk: header, widget titles, charts, tables; at 1280×720 the usual sizes.
+    for (const [width, height] of [
+      [3840, 2160],
+      [1280, 720],
+    ] as const) {
+      await pub.setViewportSize({ width, height });
+      for (const theme of ['dark', 'light'] as const) {
+        await pub.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+        const name = await pub.getByRole('heading', { name: 'Ops wall', level: 1 }).evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+        const title = (await typeSizes(pub, 'Errors by host')).title;
+        // Charts and tables measure again once their boxes have changed.
+        const wall = width === 3840;
+        const chartAxis = await waitFor(`${theme} at ${width} px: the chart's value axis room`, async () => {
+          const axis = (await typeSizes(pub, 'Errors by host')).axis;
+          return (wall ? axis >= 110 : axis >= 45 && axis <= 55) && axis;
+        });
+        const table = await waitFor(`${theme} at ${width} px: the table's text and rows`, async () => {
+          const t = await tableSizes(pub, 'Recent events');
+          return (wall ? t.text >= 26 && t.text <= 31 && t.row >= 52 && t.row <= 62 : t.text === 12 && t.row === 24) && t;
+        });
+        if (wall) {
+          assert.ok(name >= 38 && name <= 43, `${theme}: the dashboard's name on the wall: ${name}px`);
+          assert.ok(title >= 28 && title <= 33, `${theme}: a widget's title on the wall: ${title}px`);
+        } else assert.deepEqual({ name, title }, { name: 17, title: 13 }, `${theme}: the usual sizes at 1280 px`);
+        assert.ok(chartAxis && table);
+        await screenshot(pub, `dashboard-shared-${width}-${theme}.png`);
+      }
+    }
+
     // Deleted in the dialog: the public page is gone (404) on its next load.
     await share.getByRole('button', { name: 'Delete the link NOC screen' }).click();
     await share.getByText('No shared links.').waitFor();
@@ -296,6 +326,10 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
       assert.ok(wall.title >= 28 && wall.title <= 33, `${theme}: the widget's title is read across a room: ${wall.title}px`);
       assert.ok(wall.axis >= 110, `${theme}: the chart's value axis makes room for its larger labels: ${wall.axis}px`);
       assert.notEqual(wall.color, '', theme);
+      // The event rows of a table widget grow the same way: their type and their rows.
+      const table = await tableSizes(page, 'Recent events');
+      assert.ok(table.text >= 26 && table.text <= 31, `${theme}: the table's text is read across a room: ${table.text}px`);
+      assert.ok(table.row >= 52 && table.row <= 62, `${theme}: the table's rows grow with their text: ${table.row}px`);
       await screenshot(page, `dashboard-kiosk-wall-${theme}.png`);
     }
     await page.keyboard.press('Escape');
@@ -315,6 +349,7 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
     const laptop = await typeSizes(pageA, 'Errors by host');
     assert.equal(laptop.title, 13, `${theme}: the usual title size at 1280 px`);
     assert.ok(laptop.axis >= 45 && laptop.axis <= 55, `${theme}: the usual axis room at 1280 px: ${laptop.axis}px`);
+    assert.deepEqual(await tableSizes(pageA, 'Recent events'), { text: 12, row: 24 }, `${theme}: the usual table at 1280 px`);
     await screenshot(pageA, `dashboard-kiosk-1280-${theme}.png`);
   }
   await pageA.getByRole('button', { name: 'Exit kiosk' }).focus();
@@ -325,6 +360,13 @@ test('kiosk on a wall screen: no chrome, the layout fills the screen; Escape bri
   });
   assert.deepEqual(errors, []);
 });
+
+/** A table widget's cell text size and row height. */
+async function tableSizes(page: Page, title: string): Promise<{ text: number; row: number }> {
+  const row = card(page, title).getByRole('grid').locator('.row').first();
+  await row.waitFor();
+  return row.evaluate((el) => ({ text: Number.parseFloat(getComputedStyle(el).fontSize), row: Math.round(el.getBoundingClientRect().height) }));
+}
 
 /** A widget's title size, its chart's value-axis width (uPlot's room for its labels) and the title's colour. */
 async function typeSizes(page: Page, title: string): Promise<{ title: number; axis: number; color: string }> {
