@@ -1,6 +1,7 @@
 // Restore and reconcile from a local archive: a window of event time comes back into the hot store
 // exactly (ids, text, nanosecond times), logs already there are skipped, a damaged file is named
-// and the rest restored; a job is read and refused to other tenants like its fractal.
+// and the rest restored; a job is read and refused to other tenants like its fractal; a fractal's
+// jobs are listed newest first.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -102,6 +103,15 @@ test('restore jobs belong to their fractal: other users neither start, read nor 
   expectError(await outsider.post(`/api/v1/fractals/${other.id}/archive/restore`, { start: '2024-01-01T00:00:00Z', end: '2024-01-02T00:00:00Z' }), 404);
   expectError(await outsider.get(`/api/v1/archive/jobs/${job.id}`), 404);
   expectError(await outsider.del(`/api/v1/archive/jobs/${job.id}`), 404);
+  expectError(await outsider.get(`/api/v1/fractals/${other.id}/archive/jobs`), 404);
   const done = await finished(job.id);
   assert.deepEqual([done.status, done.restored, done.files_total], ['done', 0, 0]);
+
+  // The fractal's job list: newest first, only its own jobs, in the job's shape.
+  const second = await finished(expectOk(await admin.post(`/api/v1/fractals/${other.id}/archive/reconcile`), 202).id);
+  const listed = expectOk(await admin.get(`/api/v1/fractals/${other.id}/archive/jobs`));
+  assert.deepEqual(listed.map((j: { id: string }) => j.id), [second.id, job.id]);
+  assert.deepEqual(listed[1], done);
+  const { fractalId } = defaultIngest(app);
+  assert.ok(expectOk(await admin.get(`/api/v1/fractals/${fractalId}/archive/jobs`)).every((j: { fractal_id: string }) => j.fractal_id === fractalId));
 });

@@ -54,8 +54,8 @@ test('admin: fractal, kv token and a real ingest, API key, user, group and role,
 
   // ---- retention and quota, edited in place
   await page.getByRole('button', { name: 'Edit edge-firewall' }).click();
-  await page.getByLabel('Keep logs for (days)').fill('30');
-  await page.getByRole('button', { name: 'Save retention' }).click();
+  await page.getByLabel('Hot store: keep for (days)').fill('30');
+  await page.getByRole('button', { name: 'Save hot retention' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved: 30 days.' }).waitFor();
   await page.getByLabel('Quota', { exact: true }).fill('5');
   await page.getByLabel('When full').selectOption('rollover');

@@ -135,6 +135,9 @@ export const admin = {
   deleteFractal: (id: Id) => del<{ deleted: boolean }>(`/fractals/${enc(id)}`),
   setRetention: (id: Id, retention_days: number | null) =>
     put<AdminFractal>(`/fractals/${enc(id)}/retention`, { retention_days }),
+  /** null: the archive keeps this fractal's logs forever. */
+  setArchiveRetention: (id: Id, archive_retention_days: number | null) =>
+    put<AdminFractal>(`/fractals/${enc(id)}/archive-retention`, { archive_retention_days }),
   setQuota: (id: Id, quota_bytes: number | null, action: QuotaAction) =>
     put<AdminFractal>(`/fractals/${enc(id)}/disk-quota`, { quota_bytes, action }),
   refreshStats: () => post<FractalStatsRow[]>('/fractals/stats/refresh'),

@@ -3,6 +3,8 @@
 import type { CaseJob } from '../../../service/src/cases/case-jobs.ts';
 import { del, get, post, uploadFile } from './api.ts';
 
+export { followJob } from './jobs.ts';
+
 export type { CaseJob };
 
 const exportsOf = (fractalId: string) => `/fractals/${encodeURIComponent(fractalId)}/case-exports`;
@@ -26,15 +28,4 @@ export function uploadCase(file: File, name: string, onUpload: (share: number) =
   const query = new URLSearchParams({ file_name: file.name.slice(0, 255) });
   if (name) query.set('name', name);
   return uploadFile<CaseJob>(`/case-import?${query}`, file, 'application/gzip', onUpload, (status) => `The import was refused (HTTP ${status}).`);
-}
-
-/** Asks for the job every `everyMs` until it is no longer running; `onJob` sees each state. */
-export async function followJob(read: () => Promise<CaseJob>, onJob: (j: CaseJob) => void, signal: AbortSignal, everyMs = 500): Promise<CaseJob> {
-  for (;;) {
-    const job = await read();
-    if (signal.aborted) return job;
-    onJob(job);
-    if (job.status !== 'running') return job;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }

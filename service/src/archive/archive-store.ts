@@ -258,6 +258,11 @@ export class ArchiveStore {
     return (this.db.prepare('SELECT * FROM archive_jobs WHERE id = ?').get(id) as RestoreJobRow | undefined) ?? null;
   }
 
+  /** A fractal's restore jobs, newest first (the page's history). */
+  jobsOf(fractalId: string, limit: number): RestoreJobRow[] {
+    return this.db.prepare('SELECT * FROM archive_jobs WHERE fractal_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(fractalId, limit) as RestoreJobRow[];
+  }
+
   updateJob(id: string, patch: Partial<Omit<RestoreJobRow, 'id'>>): void {
     const keys = Object.keys(patch);
     if (!keys.length) return;

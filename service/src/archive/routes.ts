@@ -1,5 +1,6 @@
 // The archive's API (conventions "Archive"): settings (global admins), a fractal's archive status,
-// restore jobs (fractal admins); reconcile is an addition (a restore over everything archived).
+// restore jobs (fractal admins); reconcile and the job list are additions (a restore over everything
+// archived; a fractal's jobs, newest first).
 import { Type } from 'typebox';
 import { enforceScopeRule } from '../auth/access.ts';
 import type { Context } from '../context.ts';
@@ -63,6 +64,11 @@ export async function archiveRoutes(app: App, ctx: Context) {
     const job = archive.reconcile(req.params.id, req.principal?.kind === 'user' ? req.principal.user.id : null);
     return reply.code(202).send(ok(publicJob(job)));
   });
+
+  // An addition: the fractal's last 50 restore and reconcile jobs, newest first (the page's history).
+  app.get('/api/v1/fractals/:id/archive/jobs', { config: role('admin'), schema: { params: IdParams } }, async (req) =>
+    ok(archive.store.jobsOf(req.params.id, 50).map(publicJob)),
+  );
 
   // A job belongs to a fractal: only its admins see or cancel it (others: not found).
   const jobFor = (req: { params: { id: string }; principal: unknown }) => {
