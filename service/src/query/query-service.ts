@@ -174,6 +174,8 @@ export interface ScopeQueryRequest {
   signal?: AbortSignal;
   /** No analyst waits on it (the alert engine, dashboard widgets): ingest does not give way to it. */
   background?: boolean;
+  /** Not even a page waits on it (a shared link's refresh): the engine's threads for it run at a lower OS priority than the service's requests. */
+  lowPriority?: boolean;
 }
 
 export interface ScopeQueryResult {
@@ -244,7 +246,7 @@ export async function prepareScopeQueries(ctx: Context, reqs: ScopeQueryRequest[
 export async function runScopeQuery(ctx: Context, req: ScopeQueryRequest): Promise<ScopeQueryResult> {
   const { compiled } = req.checkRegexes ? await prepareScopeQuery(ctx, req) : compileScopeQuery(ctx, req);
   const budget = new ResultBudget();
-  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal, budget, background: req.background });
+  const rows = await runQueryRows(ctx.ch, compiled, { timeoutS: req.timeoutS ?? ctx.settings.get().query_timeout_s, signal: req.signal, budget, background: req.background, lowPriority: req.lowPriority });
   return { rows, compiled, limitHit: compiled.rowCap !== undefined && rows.length >= compiled.rowCap, truncated: budget.exceeded };
 }
 
