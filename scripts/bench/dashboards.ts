@@ -21,6 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DashboardRuns } from '../../service/src/dashboards/widget-runs.ts';
@@ -201,7 +202,11 @@ async function main() {
     const s0 = statements;
     console.log(`Public reads: ${RATE} requests/s for ${PUBLIC_S} s on a link of a dashboard refreshing every ${REFRESH_S} s...`);
     const c0 = process.cpuUsage();
+    // How long the service's event loop was held up at a time: blocked by its own work, or not given the CPU.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const pub = await runLoad(publicUrl, RATE, PUBLIC_S);
+    loopDelay.disable();
     const pubCpu = process.cpuUsage(c0);
     const queries = ctx.dashboardRuns.queriesRun - q0;
     const engine = statements - s0;
@@ -231,6 +236,7 @@ async function main() {
         `non-200: ${non200}${non200 ? ` ${JSON.stringify(pub.statuses)}` : ''}, connection errors: ${pub.errors}, unanswered: ${pub.unanswered}`,
     );
     console.log(`  latency from when each request was due: p50 ${pub.p50.toFixed(1)} ms, p99 ${pub.p99.toFixed(1)} ms, max ${pub.max.toFixed(0)} ms; the generator's send lag p99 ${pub.sendLagP99.toFixed(1)} ms, its CPU ${(pub.cpuMs / 1000).toFixed(1)} s`);
+    console.log(`  the service's event loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
     console.log(`  CPU of the service process (service, engine) during the load: ${((pubCpu.user + pubCpu.system) / 1e6).toFixed(1)} s over ${pub.seconds.toFixed(1)} s = ${((pubCpu.user + pubCpu.system) / 1e3 / Math.max(1, pub.ok)).toFixed(2)} ms a request`);
     console.log(
       `  widget queries run: ${queries} (allowed: at most one per widget per interval, ${allowed} = ${WIDGETS.length} widgets × ${Math.floor(pub.seconds / REFRESH_S) + 1} intervals), statements at the engine: ${engine}  ` +

@@ -13,7 +13,9 @@
 // as bytes with an entity tag (a hit is a map look-up and a write, or a 304); a little before its
 // results are one refresh interval old (PUBLIC_MAX_AGE_S when the dashboard does not refresh), a
 // read starts one rebuild in the background, which refreshes the stale widgets through
-// widget-runs.ts, and readers get the built answer meanwhile: however many read, a widget costs
+// widget-runs.ts at a lower OS priority than the service's requests (query-service `lowPriority`:
+// the engine's threads must not starve the event loop that serves the readers), and readers get
+// the built answer meanwhile: however many read, a widget costs
 // one query per refresh (about one per interval), and while rebuilding takes less than the head
 // start no answer is older than the interval.
 import { createHash, randomBytes } from 'node:crypto';
@@ -107,10 +109,11 @@ export async function publicDashboard(ctx: Context, token: string): Promise<Publ
   if (!link.last_used_at || now - Date.parse(link.last_used_at) > TOUCH_EVERY_MS) ctx.dashboards.touchLink(link.id, new Date(now).toISOString());
   const maxAgeMs = (link.refresh_interval_s || PUBLIC_MAX_AGE_S) * 1000;
   const view = ctx.dashboardRuns.publicViews.built.get(link.dashboard_id);
-  if (!view) return rebuild(ctx, link.dashboard_id, maxAgeMs);
+  if (!view) return rebuild(ctx, link.dashboard_id, maxAgeMs, false);
   const lead = refreshLeadMs(view, maxAgeMs);
   if (view.revision !== link.revision || now - view.oldest >= maxAgeMs - lead) {
-    rebuild(ctx, link.dashboard_id, maxAgeMs - lead).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
+    // Readers meanwhile get the built answer: the refresh's queries yield the CPU to serving them.
+    rebuild(ctx, link.dashboard_id, maxAgeMs - lead, true).catch((err) => ctx.log.error({ err, dashboard: link.dashboard_id }, 'refreshing a shared dashboard failed'));
   }
   return view;
 }
@@ -130,11 +133,11 @@ export function refreshLeadMs(view: Pick<PublicView, 'buildMs'>, maxAgeMs: numbe
  * One build at a time per dashboard (a burst of readers waits for the same one), reusing widget
  * results younger than `maxAgeMs`; kept while the dashboard still has links.
  */
-function rebuild(ctx: Context, dashboardId: string, maxAgeMs: number): Promise<PublicView> {
+function rebuild(ctx: Context, dashboardId: string, maxAgeMs: number, inBackground: boolean): Promise<PublicView> {
   const cache = ctx.dashboardRuns.publicViews;
   let build = cache.building.get(dashboardId);
   if (!build) {
-    build = buildView(ctx, dashboardId, maxAgeMs)
+    build = buildView(ctx, dashboardId, maxAgeMs, inBackground)
       .then((built) => {
         if (ctx.dashboards.links(dashboardId).length > 0) cache.built.set(dashboardId, built);
         return built;
@@ -145,13 +148,13 @@ function rebuild(ctx: Context, dashboardId: string, maxAgeMs: number): Promise<P
   return build;
 }
 
-async function buildView(ctx: Context, dashboardId: string, maxAgeMs: number): Promise<PublicView> {
+async function buildView(ctx: Context, dashboardId: string, maxAgeMs: number, inBackground: boolean): Promise<PublicView> {
   const started = performance.now();
   const d = ctx.dashboards.get(dashboardId);
   if (!d) throw notFound(GONE);
   // The revision is read before the widgets: a change made while this builds makes the next read build again.
   const revision = d.revision;
-  const outcomes = await runWidgets(ctx, d, ctx.dashboards.widgets(d.id, true), { maxAgeS: maxAgeMs / 1000 });
+  const outcomes = await runWidgets(ctx, d, ctx.dashboards.widgets(d.id, true), { maxAgeS: maxAgeMs / 1000, lowPriority: inBackground });
   const hide = d.shared_hide_queries;
   const widgets = outcomes.map(({ widget: w, run }) => {
     const chart = displayChart(w, run);

@@ -60,6 +60,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The tab that asked (X-Live-Client), echoed in the live event of stored results. */
   origin?: string;
+  /** Nobody waits on these runs (a shared link's refresh): the engine runs them below the service's requests. */
+  lowPriority?: boolean;
 }
 
 export interface WidgetOutcome {
@@ -123,7 +125,15 @@ export class DashboardRuns {
 }
 
 /** Runs one widget's query now (waiting for a slot); a query that fails is a result with its error. */
-async function runWidget(ctx: Context, d: Dashboard, w: Widget, window: { start: string; end: string }, variables: Variable[], signal?: AbortSignal): Promise<WidgetRun> {
+async function runWidget(
+  ctx: Context,
+  d: Dashboard,
+  w: Widget,
+  window: { start: string; end: string },
+  variables: Variable[],
+  opts: { signal?: AbortSignal; lowPriority?: boolean } = {},
+): Promise<WidgetRun> {
+  const { signal, lowPriority } = opts;
   return ctx.dashboardRuns.slot(async () => {
     const started = performance.now();
     const base = { start: window.start, end: window.end, executed_at: new Date().toISOString() };
@@ -154,6 +164,7 @@ async function runWidget(ctx: Context, d: Dashboard, w: Widget, window: { start:
         checkRegexes: true,
         signal,
         background: true,
+        lowPriority,
       });
       const c = r.compiled;
       ctx.metrics.queries.inc({ endpoint: 'dashboard', outcome: 'ok' });
@@ -212,14 +223,14 @@ export async function runWidgets(ctx: Context, d: Dashboard, widgets: Widget[], 
   return Promise.all(
     widgets.map(async (w): Promise<WidgetOutcome> => {
       const window = widgetWindow(d, w, { start: opts.start, end: opts.end }, new Date(now));
-      if (answerOnly) return { widget: w, run: await runWidget(ctx, d, w, window, variables, opts.signal), cached: false, stored: false };
+      if (answerOnly) return { widget: w, run: await runWidget(ctx, d, w, window, variables, { signal: opts.signal }), cached: false, stored: false };
       const key = resultsKey(w.query_content, effectiveRange(d, w), d.variables);
       const maxAgeMs = (opts.maxAgeS ?? 0) * 1000;
       if (maxAgeMs > 0 && w.results && w.results_key === key && w.executed_at && now - Date.parse(w.executed_at) < maxAgeMs) {
         return { widget: w, run: JSON.parse(w.results) as WidgetRun, cached: true, stored: true };
       }
       const run = await ctx.dashboardRuns.once(`${w.id}:${key}`, async () => {
-        const r = await runWidget(ctx, d, w, window, d.variables);
+        const r = await runWidget(ctx, d, w, window, d.variables, { lowPriority: opts.lowPriority });
         storeRun(ctx, d, w, r, key, opts.origin);
         return r;
       });
