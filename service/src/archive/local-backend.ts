@@ -16,13 +16,19 @@ export class LocalBackend implements ArchiveBackend {
   async put(key: string, data: Buffer): Promise<void> {
     const file = this.file(key);
     const dir = path.dirname(file);
-    await mkdir(dir, { recursive: true });
-    // Written aside, fsync'd, then renamed: a reader sees the whole file or none of it.
-    const tmp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`);
-    await writeFile(tmp, data);
-    syncPath(tmp);
-    await rename(tmp, file);
-    syncPath(dir);
+    try {
+      await mkdir(dir, { recursive: true });
+      // Written aside, fsync'd, then renamed: a reader sees the whole file or none of it.
+      const tmp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`);
+      await writeFile(tmp, data);
+      syncPath(tmp);
+      await rename(tmp, file);
+      syncPath(dir);
+    } catch (err) {
+      // The archive's fault says what to fix (shown on the archive pages and in system/pressure).
+      const e = err as NodeJS.ErrnoException;
+      throw new Error(`The archive folder ${this.root} cannot be written (${e.code ?? e.message} at ${e.path ?? dir}); check the path, its permissions and free space, or that the disk is mounted`);
+    }
   }
 
   get(key: string): Promise<Buffer> {
