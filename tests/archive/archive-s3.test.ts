@@ -12,6 +12,7 @@ import { expectError, expectOk, readMetadataTable } from '../support/api.ts';
 import { ADMIN_PASSWORD, Client, defaultIngest, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { readParquetWithDuckDb } from '../support/archive-reader.ts';
 import { storedLogs } from '../support/logs.ts';
+import { ingestFractal, sendNdjson } from '../support/ingest.ts';
 import { waitFor } from '../support/wait.ts';
 
 const s3dir = mkdtempSync(path.join(tmpdir(), 'svc-s3rver-'));
@@ -102,4 +103,33 @@ test('logs are archived to the bucket as Iceberg + Parquet, and restored from it
   assert.deepEqual([done.status, done.restored, done.damaged_files], ['done', 150, []]);
   const back = await storedLogs(app, fractalId);
   assert.deepEqual(back.map((l) => [l.log_id, l.timestamp, l.raw]), original.map((l) => [l.log_id, l.timestamp, l.raw]));
+});
+
+test('search in place reads the bucket through the engine: old days answered from S3, marked, the secret never shown', async () => {
+  const f = await ingestFractal(admin, 's3-search');
+  const day = (d: string, n: number) => Array.from({ length: n }, (_, i) => ({ timestamp: `2024-06-0${d}T08:00:00.${String(i).padStart(3, '0')}Z`, msg: `june ${d} ${i}`, user: i % 2 ? 'ann' : 'ben' }));
+  await sendNdjson(app.url, f.token, [...day('6', 40), ...day('7', 30)]);
+  await waitFor('70 logs in the bucket', async () => {
+    await app.context.archive.archiver.flush();
+    return app.context.archive.status(f.id).logs === 70;
+  });
+  await waitFor('the hot store', async () => (await storedLogs(app, f.id)).length === 70);
+  const ch = app.context.ch;
+  await ch.client.command({
+    query: `ALTER TABLE ${ch.table('logs')} DELETE WHERE fractal_id = {id:UUID} AND timestamp < '2024-06-07 00:00:00'`,
+    query_params: { id: f.id },
+    clickhouse_settings: { mutations_sync: '2' },
+  });
+  const window = { fractal_id: f.id, start: '2024-06-06T00:00:00Z', end: '2024-06-07T23:59:59Z' };
+  const r = await admin.post('/api/v1/query', { query: '', ...window });
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 400));
+  assert.equal(r.body.count, 70);
+  assert.equal(new Set(r.body.results.map((x: any) => x.log_id)).size, 70);
+  assert.deepEqual(r.body.results.filter((x: any) => x.from_archive).map((x: any) => x.msg).sort(), day('6', 40).map((l) => l.msg).sort());
+  assert.equal(r.body.archive.files_scanned, 1);
+  assert.equal(r.body.archive.rows_scanned, 70, 'the file holds both days (one ingest day)');
+  assert.ok(r.body.sql.includes("s3('http://127.0.0.1"), 'the answer shows it read the bucket');
+  assert.ok(!r.body.sql.includes("'S3RVER'"), 'the credentials are hidden in the sql shown');
+  const grouped = await admin.post('/api/v1/query', { query: 'user=ann | groupBy(user)', ...window });
+  assert.deepEqual(grouped.body.results.map((x: any) => [x.user, x._count]), [['ann', 35]]);
 });

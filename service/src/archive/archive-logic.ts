@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { FractalsStore } from '../tenancy/fractals-store.ts';
 import type { ArchiveSettings, ArchiveStore } from './archive-store.ts';
 import { Archiver } from './archiver.ts';
+import { ArchiveSearch } from './archive-search.ts';
 import { GLOB_CHARACTERS, type ArchiveBackend } from './backend.ts';
 import { LocalBackend } from './local-backend.ts';
 import { maintainTable } from './maintenance.ts';
@@ -46,6 +47,8 @@ export class ArchiveService {
   /** Made by open(), once the ingest pipeline's spool exists. */
   archiver!: Archiver;
   readonly restores: RestoreJobs;
+  /** Search in place: the archived rows a query's range needs (the query service asks). */
+  readonly search: ArchiveSearch;
   private timer: NodeJS.Timeout | null = null;
   private maintaining: Promise<void> | null = null;
   lastMaintenanceError: string | null = null;
@@ -60,10 +63,16 @@ export class ArchiveService {
     private readonly metrics: Metrics,
   ) {
     this.restores = new RestoreJobs(store, logs, () => this.backend);
+    this.search = new ArchiveSearch(store, ch, logs, () => this.backend);
   }
 
   /** The backend archived files are read from and written to, null while the archive is off. */
   backend: ArchiveBackend | null = null;
+
+  /** Text that may hold an engine statement reading the archive, with the backend's credentials hidden (log lines). */
+  redact(text: string): string {
+    return this.backend?.redact(text) ?? text;
+  }
 
   settings(): ArchiveSettings {
     return this.store.settings();

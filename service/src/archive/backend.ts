@@ -18,6 +18,8 @@ export interface ArchiveBackend {
    * in place and restore. The embedded engine reads the local folder; S3 is read by any engine.
    */
   engineSource(keys: string[], structure: string): string;
+  /** SQL holding engineSource's text with its credentials hidden (an answer's `sql`, a log line). */
+  redact(sql: string): string;
 }
 
 /** A literal for a table function's argument (keys and paths are checked to hold no glob characters). */

@@ -77,6 +77,10 @@ export class S3Backend implements ArchiveBackend {
     return `s3(${sqlString(url)}, ${sqlString(this.o.accessKey)}, ${sqlString(this.o.secretKey)}, 'Parquet', ${sqlString(structure)})`;
   }
 
+  redact(sql: string): string {
+    return this.o.secretKey ? sql.split(sqlString(this.o.secretKey)).join("'[secret]'") : sql;
+  }
+
   private objectKey(key: string): string {
     return this.prefix ? `${this.prefix}/${key}` : key;
   }

@@ -216,6 +216,20 @@ export class LogStore {
     return { restored: total - skipped, skipped };
   }
 
+  /**
+   * The event time of the fractal's oldest log in the hot store (nanoseconds since the epoch, as
+   * text), null when it holds none. Reads the sort key in order: a few granules, not the fractal.
+   */
+  async oldestNs(fractalId: string): Promise<bigint | null> {
+    const rs = await this.ch.client.query({
+      query: `SELECT toString(toUnixTimestamp64Nano(timestamp)) AS ns FROM ${this.logs} WHERE fractal_id = {id:UUID} ORDER BY timestamp LIMIT 1`,
+      query_params: { id: fractalId },
+      format: 'JSONEachRow',
+    });
+    const [r] = (await rs.json()) as Array<{ ns: string }>;
+    return r ? BigInt(r.ns) : null;
+  }
+
   async deleteFractal(fractalId: string): Promise<void> {
     await this.ch.client.command({
       query: `ALTER TABLE ${this.logs} DELETE WHERE fractal_id = {id:UUID}`,

@@ -27,6 +27,8 @@ export interface CompileOptions {
   dictionary?: PipelineOptions['dictionary'];
   /** Bound values shared with other queries compiled into one statement (batch.ts); a fresh set when absent. */
   params?: Params;
+  /** `table` also holds archived rows (see PipelineOptions.archiveRows). */
+  archiveRows?: boolean;
 }
 
 /** Event searches page by this many rows when `max_query_rows` is 0 (§5 Row cap). */
@@ -85,6 +87,7 @@ export function compileQuery(text: string, options: CompileOptions): CompiledQue
     timeColumn: options.timeColumn,
     commentedLogIds: options.commentedLogIds,
     dictionary: options.dictionary,
+    archiveRows: options.archiveRows,
     callCondition: (pipe, cond, resolve) => {
       const def = findCommand(cond.call.name);
       if (!def?.condition) {

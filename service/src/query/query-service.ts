@@ -13,6 +13,9 @@ import { BATCH_MAX_QUERIES, combinable, runBatch } from './batch.ts';
 import { Params } from './plan/params.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
 import { checkQuerySize, substituteVariables } from './syntax/variables.ts';
+import { parseQuery } from './syntax/parser.ts';
+import { necessaryTexts } from './plan/necessary-text.ts';
+import type { ArchiveScan } from '../archive/archive-search.ts';
 
 export interface QueryRequest {
   query: string;
@@ -22,6 +25,8 @@ export interface QueryRequest {
   end?: string;
   variables?: Array<{ name: string; value: string }>;
   cursor?: string;
+  /** Read the archived partitions of the range too (search in place, docs/archive.md). */
+  include_archive?: boolean;
 }
 
 /** A query the caller got wrong: answered 400 with the spec's error fields. */
@@ -62,6 +67,12 @@ export interface PreparedQuery {
   start: Date;
   end: Date;
   compiled: CompiledQuery;
+  /** Search in place: what the query reads of the archive; absent when it reads the hot store only. */
+  archive?: ArchiveScan;
+  /** Sentences for the answer's `warnings` (an archived file left out, an archive it cannot read). */
+  warnings: string[];
+  /** The compiled SQL as an answer may show it: the archive backend's credentials hidden. */
+  shownSql: string;
 }
 
 /** Substitutes variables and compiles, turning syntax and compile errors into QueryInputError. */
@@ -72,14 +83,13 @@ function compileText(
   range: { start: Date; end: Date; timeColumn?: 'timestamp' | 'ingest_timestamp' },
   maxRows = ctx.settings.get().max_query_rows,
   params?: Params,
+  source?: { table: string; archiveRows: boolean },
 ): { text: string; compiled: CompiledQuery } {
-  const original = req.query ?? '';
-  const text = substituteVariables(original, req.variables ?? []);
-  const sizeError = checkQuerySize(original, text);
-  if (sizeError) throw new QueryInputError(sizeError, 'request');
+  const text = queryText(req);
   try {
     const compiled = compileQuery(text, {
-      table: ctx.ch.table('logs'),
+      table: source?.table ?? ctx.ch.table('logs'),
+      archiveRows: source?.archiveRows,
       fractalIds: scope.fractalIds,
       start: range.start,
       end: range.end,
@@ -99,6 +109,15 @@ function compileText(
   }
 }
 
+/** The request's query with its variables substituted, within the size limit (§5). */
+function queryText(req: Pick<QueryRequest, 'query' | 'variables'>): string {
+  const original = req.query ?? '';
+  const text = substituteVariables(original, req.variables ?? []);
+  const sizeError = checkQuerySize(original, text);
+  if (sizeError) throw new QueryInputError(sizeError, 'request');
+  return text;
+}
+
 export function asInputError(err: unknown): unknown {
   if (err instanceof QueryParseError) {
     // Errors inside case/chain/join blocks are reported as translate errors (§6).
@@ -113,13 +132,42 @@ export function asInputError(err: unknown): unknown {
 export async function prepareQuery(ctx: Context, principal: Principal | null, req: QueryRequest): Promise<PreparedQuery> {
   const scope = resolveReadScope(ctx, principal, req);
   const range = timeRange(req);
-  const { text, compiled } = compileText(ctx, req, scope, range);
+  if (req.include_archive !== undefined && typeof req.include_archive !== 'boolean') {
+    throw new QueryInputError('include_archive must be true or false.', 'request');
+  }
+  // Search in place: the archive is a second source beside the hot store, read by the same
+  // compiled pipeline (archive/archive-search.ts decides which archived rows the range needs).
+  const archive = await ctx.archive.search.plan({
+    fractalIds: scope.fractalIds,
+    ...range,
+    explicit: req.include_archive === true,
+    texts: leadingTexts(queryText(req)),
+  });
+  if (archive.refusal) throw new QueryInputError(archive.refusal, 'request');
+  const source = archive.source ? { table: archive.source, archiveRows: true } : undefined;
+  const { text, compiled } = compileText(ctx, req, scope, range, undefined, undefined, source);
   try {
     await checkRegexes(ctx.ch, compiled.regexes);
   } catch (err) {
     throw asInputError(err);
   }
-  return { text, ...range, compiled };
+  return {
+    text,
+    ...range,
+    compiled,
+    archive: archive.source ? archive.scanned : undefined,
+    warnings: archive.warnings,
+    shownSql: archive.redact(compiled.sql),
+  };
+}
+
+/** Texts the query's events must contain (necessary-text.ts); none when it does not parse (compiling reports that). */
+function leadingTexts(text: string) {
+  try {
+    return necessaryTexts(parseQuery(text));
+  } catch {
+    return [];
+  }
 }
 
 export interface QueryRun {
@@ -201,7 +249,7 @@ function compileScopeQuery(ctx: Context, req: ScopeQueryRequest, params?: Params
   const range = { start: req.start, end: req.end, timeColumn: req.timeColumn ?? 'ingest_timestamp' } as const;
   const maxRows = ctx.settings.get().max_query_rows || SCOPE_QUERY_MAX_ROWS;
   const { text, compiled } = compileText(ctx, { query: req.query, variables: req.variables }, { ...req.scope, fractalIds }, range, maxRows, params);
-  return { text, start: req.start, end: req.end, compiled };
+  return { text, start: req.start, end: req.end, compiled, warnings: [], shownSql: compiled.sql };
 }
 
 /** Compiles a scope query and checks its regexes in the engine: what saving an alert validates. */

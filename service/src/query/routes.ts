@@ -31,6 +31,7 @@ const QueryBody = Type.Object({
   end: Type.Optional(Type.String()),
   variables: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), { maxItems: 200 })),
   cursor: Type.Optional(Type.String()),
+  include_archive: Type.Optional(Type.Boolean()),
 });
 
 const TRUNCATE_BYTES = 52_428_800;
@@ -66,10 +67,23 @@ function failure(err: unknown, ctx: Context, endpoint: string): { status: number
   }
   if (e instanceof QueryExecutionError) {
     ctx.metrics.queries.inc({ endpoint, outcome: 'execution' });
-    ctx.log.error({ detail: e.detail }, 'query execution failed');
+    ctx.log.error({ detail: ctx.archive.redact(e.detail) }, 'query execution failed');
+    // An archived file damaged after it was checked fails the statement: check the files again next time.
+    ctx.archive.search.forgetChecks();
     return { status: 500, body: { success: false, error: e.message, error_type: 'execution' } };
   }
   throw err;
+}
+
+/**
+ * Search in place (docs/archive.md): `archive` — the archived files, bytes and rows the query read
+ * — when it read any; `warnings` when there are (a damaged archived file left out).
+ */
+function archiveFields(p: PreparedQuery): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (p.archive) out.archive = { files_scanned: p.archive.files, bytes_scanned: p.archive.bytes, rows_scanned: p.archive.rows };
+  if (p.warnings.length) out.warnings = p.warnings;
+  return out;
 }
 
 /** A page of a paged event search: PAGE_SIZE rows, and where the next one starts. */
@@ -143,7 +157,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         results: page.rows,
         count: page.rows.length,
         query: req.body.query,
-        sql: p.compiled.sql,
+        sql: p.shownSql,
         execution_ms: 0,
         field_order: p.compiled.fieldOrder,
         is_aggregated: p.compiled.isAggregated,
@@ -151,6 +165,7 @@ export async function queryRoutes(app: App, ctx: Context) {
         chart_config: p.compiled.chartConfig,
       };
       if (p.compiled.paged) Object.assign(body, { has_more: page.hasMore, next_cursor: page.nextCursor });
+      Object.assign(body, archiveFields(p));
       const hit = limitHit(p, rows.length);
       if (hit) body.limit_hit = hit;
       if (truncated) {
@@ -210,7 +225,7 @@ export async function queryRoutes(app: App, ctx: Context) {
     });
     const budget = new ResultBudget();
     const c = p.compiled;
-    send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig });
+    send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig, ...archiveFields(p) });
     const fromRows = new RowHistogram(c, p.start, p.end);
     let count = 0;
     let hasMore = false;

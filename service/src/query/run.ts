@@ -5,7 +5,7 @@ import type { Analytics } from '../storage/clickhouse.ts';
 import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
-import { conjunction, type OutputColumn } from './plan/pipeline.ts';
+import { conjunction, FROM_ARCHIVE, type OutputColumn } from './plan/pipeline.ts';
 
 /** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
 export const CURSOR = Symbol('cursor');
@@ -245,9 +245,12 @@ export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
   const normAt = at('norm_log');
   const timeAt = at('timestamp');
   const idAt = at('log_id');
+  // Search in place: a row read from the archive says so (`from_archive: true`); hot rows are unchanged.
+  const archiveAt = cols.findIndex((c) => c.name === FROM_ARCHIVE && c.hidden);
   // Event rows under table(): the listed columns plus the event's time, id and fractal, not norm_log.
   const shown = cols
     .map((c, i) => ({ c, i }))
+    .filter(({ c }) => !(c.name === FROM_ARCHIVE && c.hidden))
     .filter(({ c }) => !projection || (c.name !== 'norm_log' && (projection.includes(c.name) || ['timestamp', 'fractal_id', 'log_id'].includes(c.name))));
   return (raw) => {
     const row: Row = {};
@@ -266,6 +269,7 @@ export function rowShaper(q: CompiledQuery): (raw: unknown[]) => Row {
       Object.defineProperty(row, CURSOR, { value: encodeCursor({ t: String(raw[timeAt]), id: String(raw[idAt]) }), enumerable: false });
     }
     for (const { c, i } of shown) row[c.name] = cellValue(c, raw[i]);
+    if (archiveAt >= 0 && Number(raw[archiveAt]) === 1) row[FROM_ARCHIVE] = true;
     return row;
   };
 }

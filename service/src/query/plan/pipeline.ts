@@ -139,6 +139,8 @@ export interface PipelineOptions {
   commentedLogIds?: CommentedLogIds;
   /** How `match()` finds a dictionary by name in the query's scope; absent where none can be read. */
   dictionary?: (name: string) => DictionaryLookup | undefined;
+  /** `table` also holds archived rows (search in place): event rows carry its `from_archive` marker. */
+  archiveRows?: boolean;
 }
 
 /**
@@ -490,6 +492,7 @@ export class Pipeline {
       cols.push(out('log_id', 'toString(log_id)', 'text'));
       cols.push(out('fractal_id', 'toString(fractal_id)', 'text'));
       cols.push(out('norm_log', NORM_LOG_SQL, 'text'));
+      if (this.options.archiveRows) cols.push(out(FROM_ARCHIVE, FROM_ARCHIVE, 'number', true));
     } else {
       // A column a transform overwrites (`groupBy(user) | lowercase(user)`) keeps its place.
       for (const c of stage.input!) {
@@ -643,6 +646,9 @@ export class Pipeline {
       FROM ${this.eventsFrom()} WHERE ${this.eventWhereSql()} GROUP BY b ORDER BY b`;
   }
 }
+
+/** The hidden event column saying a row was read from the archive (1) or the hot store (0). */
+export const FROM_ARCHIVE = 'from_archive';
 
 /** Conditions ANDed, each in parentheses. */
 export const conjunction = (conds: string[]): string => conds.map((c) => `(${c})`).join(' AND ');
