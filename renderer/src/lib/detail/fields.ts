@@ -29,8 +29,8 @@ export interface FieldEntry {
 
 /** Columns of every event, in the order shown. norm_log is the fields serialised: never listed. */
 export const RESERVED = ['timestamp', 'ingest_timestamp', 'log_id', 'fractal_id'] as const;
-/** Never listed: the event's serialised fields (as long as the event). */
-export const HIDDEN = new Set(['norm_log', 'raw_log']);
+/** Never listed: the event's serialised fields (as long as the event); a row's mark of coming from the archive. */
+export const HIDDEN = new Set(['norm_log', 'raw_log', 'from_archive']);
 const UNFILTERABLE = new Set(['timestamp', 'ingest_timestamp']);
 
 /** Field names in reading order: case-insensitive, digits by value (item2 before item10). */

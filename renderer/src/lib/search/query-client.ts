@@ -18,6 +18,8 @@ export interface QueryBody extends ScopeParams {
   end?: string;
   variables?: Array<{ name: string; value: string }>;
   cursor?: string;
+  /** Read the archived partitions of the range too (search in place). */
+  include_archive?: boolean;
 }
 
 export interface ErrorPos {
@@ -43,6 +45,10 @@ export interface QueryMeta {
   is_aggregated: boolean;
   chart_type: string;
   chart_config: Record<string, unknown>;
+  /** Present when the result includes archived logs: what of the archive the query read. */
+  archive?: { files_scanned: number; bytes_scanned: number; rows_scanned: number };
+  /** E.g. an archived file that could not be read and was left out. */
+  warnings?: string[];
 }
 
 export interface HistogramFrame {
