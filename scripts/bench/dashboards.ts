@@ -3,6 +3,7 @@
 //   npm run bench:dashboards -- --reuse <dataDir>   (a directory kept by `npm run bench:query -- --keep`)
 //   npm run bench:dashboards                        (first loads the query benchmark's 10M logs itself, and keeps them)
 //   options: --runs 3 --concurrency 1,2,4 --rate 200 --public-seconds 30 --refresh 10 --public-only
+//            --shared-read-trial (only the trial of step 5)
 //
 // 1. Starts the appliance IN THIS PROCESS on the query benchmark's data directory (10M logs over 7
 //    days in fractal "bench"; without --reuse it runs `scripts/bench/query.ts --keep` first, which
@@ -18,13 +19,21 @@
 //    fixed schedule, keep-alive; latency from when each request was due), counting the widget
 //    queries the service ran and the statements that reached the engine. Target: the rate holds
 //    (served as offered, every answer a 200) with at most one query per widget per interval.
+// 5. With --shared-read-trial, instead: what sharing one read of the range could save. Each widget's
+//    statement as query-service compiles it, run alone; one statement reading every path the widgets
+//    read once (the floor of any shared scan); and the range copied once into a Memory table whose
+//    `fields` is a named Tuple of Dynamic paths, each widget's statement run on the copy (results
+//    compared with each alone). CPU time of this process, the condition cache dropped before each.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Context } from '../../service/src/context.ts';
 import { DashboardRuns } from '../../service/src/dashboards/widget-runs.ts';
+import { prepareScopeQuery } from '../../service/src/query/query-service.ts';
+import { chTime } from '../../service/src/storage/clickhouse.ts';
 import { signIn, startTestAppliance, type Client } from '../../tests/support/appliance.ts';
 import { runLoad } from './http-load.ts';
 import { fmt, median, root } from './support.ts';
@@ -38,6 +47,7 @@ const { values: args } = parseArgs({
     'public-seconds': { type: 'string', default: '30' },
     refresh: { type: 'string', default: '10' },
     'public-only': { type: 'boolean', default: false },
+    'shared-read-trial': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(args.runs);
@@ -138,6 +148,11 @@ async function main() {
       if (failed.length) throw new Error(`${failed.length} widgets failed: ${failed[0]!.error}`);
       return r;
     };
+
+    if (args['shared-read-trial']) {
+      await sharedReadTrial(ctx, state);
+      return;
+    }
 
     // ---- each widget alone -------------------------------------------------------------------------
     const alone: Array<{ title: string; ms: number; cpuMs: number; rows: number }> = [];
@@ -246,6 +261,62 @@ async function main() {
   } finally {
     await appliance.stop();
   }
+}
+
+/** Step 5 (--shared-read-trial): one read of the range shared by the widgets, measured; nothing of it is in the service. */
+async function sharedReadTrial(ctx: Context, state: Kept) {
+  const ch = ctx.ch.client;
+  const rows = async (query: string, params: Record<string, unknown>) => (await (await ch.query({ query, query_params: params, format: 'JSONCompactEachRow' })).json()) as unknown[][];
+  const forget = () => ch.command({ query: 'SYSTEM DROP QUERY CONDITION CACHE' });
+  const range = { start: new Date(state.startMs), end: new Date(state.endMs), timeColumn: 'timestamp' as const };
+  const compiled = [];
+  for (const w of WIDGETS) compiled.push((await prepareScopeQuery(ctx, { query: w.query, scope: { type: 'fractal', id: state.fractalId }, ...range })).compiled);
+  const paths = [...new Set(compiled.flatMap((c) => [...c.sql.matchAll(/fields\.`([^`]+)`/g)].map((m) => m[1]!)))];
+  console.log(`Load average at start: ${load()}. ${WIDGETS.length} widgets reading ${paths.length} distinct paths (${paths.join(', ')}).`);
+  const alone: string[] = [];
+  let cpuAlone = 0;
+  for (const [i, c] of compiled.entries()) {
+    await forget();
+    const r = await timed(() => rows(c.sql, c.params));
+    cpuAlone += r.cpuMs;
+    alone.push(JSON.stringify(r.value));
+    console.log(`  alone    ${WIDGETS[i]!.title.padEnd(28)} ${r.ms.toFixed(0).padStart(6)} ms  CPU ${r.cpuMs.toFixed(0).padStart(6)} ms`);
+  }
+  console.log(`  all ${WIDGETS.length} alone: CPU ${cpuAlone.toFixed(0)} ms`);
+  const where = `fractal_id = {f:UUID} AND timestamp >= {s:DateTime64(9, 'UTC')} AND timestamp <= {e:DateTime64(9, 'UTC')}`;
+  const p = { f: state.fractalId, s: chTime(range.start), e: chTime(range.end) };
+  await forget();
+  const floor = await timed(() => rows(`SELECT count(), ${paths.map((x) => `sum(length(toString(fields.\`${x}\`)))`).join(', ')} FROM ${ctx.ch.table('logs')} WHERE ${where}`, p));
+  console.log(`  one read of the ${paths.length} paths (the floor of a shared scan): ${floor.ms.toFixed(0)} ms  CPU ${floor.cpuMs.toFixed(0)} ms`);
+  const copy = `${ctx.ch.table('logs')}_dashboard_trial`;
+  await ch.command({ query: `DROP TABLE IF EXISTS ${copy}` });
+  try {
+    await forget();
+    const made = await timed(() =>
+      ch.command({
+        query: `CREATE TABLE ${copy} ENGINE = Memory AS SELECT fractal_id, timestamp, CAST(tuple(${paths.map((x) => `fields.\`${x}\``).join(', ')}) AS Tuple(${paths.map((x) => `\`${x}\` Dynamic`).join(', ')})) AS fields FROM ${ctx.ch.table('logs')} WHERE ${where}`,
+        query_params: p,
+      }),
+    );
+    const [database, name] = copy.includes('.') ? copy.split('.') : ['default', copy];
+    const bytes = (await rows(`SELECT total_bytes FROM system.tables WHERE database = {d:String} AND name = {n:String}`, { d: database!, n: name! }))[0]?.[0];
+    console.log(`  the copy (paths as Dynamic elements of a Tuple): ${made.ms.toFixed(0)} ms  CPU ${made.cpuMs.toFixed(0)} ms, ${(Number(bytes) / 1e9).toFixed(2)} GB in memory`);
+    let cpuCopy = 0;
+    for (const [i, c] of compiled.entries()) {
+      const r = await timed(() => rows(c.sql.replace(`FROM ${ctx.ch.table('logs')}`, `FROM ${copy}`), c.params)).catch((err: Error) => err);
+      if (r instanceof Error) {
+        console.log(`  on copy  ${WIDGETS[i]!.title.padEnd(28)} cannot run: ${r.message.split('\n')[0]!.slice(0, 100)}`);
+        continue;
+      }
+      cpuCopy += r.cpuMs;
+      const same = JSON.stringify(r.value) === alone[i];
+      console.log(`  on copy  ${WIDGETS[i]!.title.padEnd(28)} ${r.ms.toFixed(0).padStart(6)} ms  CPU ${r.cpuMs.toFixed(0).padStart(6)} ms  ${same ? 'same rows as alone' : 'ROWS DIFFER FROM ALONE'}`);
+    }
+    console.log(`  copy + widgets on it: CPU ${(made.cpuMs + cpuCopy).toFixed(0)} ms against ${cpuAlone.toFixed(0)} ms alone`);
+  } finally {
+    await ch.command({ query: `DROP TABLE IF EXISTS ${copy}` });
+  }
+  console.log(`Load average at the end: ${load()}`);
 }
 
 main().catch((err) => {
