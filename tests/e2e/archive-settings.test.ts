@@ -2,7 +2,7 @@
 // that breaks: a missing bucket and refused credentials are shown under the form in the service's
 // words and nothing is kept; the secret key is write-only ("set", Replace, never shown back); then
 // the archive's folder cannot be written while logs arrive: ingest goes on, both archive pages show
-// the fault with what to do and the logs waiting, and once the folder is fixed the archive catches
+// the fault with what to do and the logs waiting (the footer of any page leads there), and once the folder is fixed the archive catches
 // up with every log. Screenshots in the dark and the light theme.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,6 +106,11 @@ test('archive settings: S3 refusals inline, a write-only secret; a folder that b
   assert.match(await fault.innerText(), /Ingest goes on; fix the folder or bucket/);
   assert.equal((await state.locator('strong').innerText()).trim(), '25', '25 logs waiting');
   await screenshot(page, 'archive-fault-dark.png', { fullPage: true });
+  // Every page's footer tells an admin, and leads to the page that says what to do.
+  await page.goto(`${a.url}/#/search`);
+  await page.reload();
+  await page.getByRole('contentinfo').getByRole('link', { name: 'Archive cannot write · 25 logs waiting' }).click();
+  await state.getByText('cannot write', { exact: true }).waitFor();
 
   // The fractal's own page says it too, and what the logs wait for.
   await page.goto(`${a.url}/#/admin/fractal-archive?fractal=${f.id}`);
