@@ -1,7 +1,7 @@
 // The archive pages in a real browser: an administrator switches the archive on for a local folder
 // (a folder that cannot be written refused inline with the service's sentence), logs are ingested
 // and appear in the fractal's archive status, a restore job runs to done with its progress shown
-// part-way, a reconcile is cancelled part-way from the page, and the fractal's lifecycle section
+// part-way (then its window opens in the search workspace), a reconcile is cancelled part-way from the page, and the fractal's lifecycle section
 // edits hot retention, archive retention and quota; a user who is no global admin has no archive
 // settings page and cannot restore. Screenshots in the dark and the light theme.
 //
@@ -20,6 +20,7 @@ import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs } from '../support/logs.ts';
 import { ingest } from '../support/query.ts';
 import { waitFor } from '../support/wait.ts';
+import { waitDone } from '../support/workspace.ts';
 
 let a: TestAppliance;
 let browser: Browser;
@@ -137,6 +138,12 @@ test('archive: switched on for a local folder, status of archived logs, restore 
   await first.getByText('30 restored, 0 already there · 3 of 3 files').waitFor();
   assert.equal(await first.locator('.badge').innerText(), 'done');
   assert.equal((await storedLogs(a, f.id)).length, 30, 'the hot store has them back');
+  // On to the workspace over that window of the fractal, then back.
+  await first.getByRole('link', { name: 'Search 2024-03-01 00:00:00 → 2024-03-03 10:10:00' }).click();
+  await waitDone(page, 30);
+  assert.match(decodeURIComponent(page.url()), new RegExp(`#/search\\?q=&from=2024-03-01T00:00:00.000Z&to=2024-03-03T10:10:00.000Z&scope=fractal:${f.id}$`));
+  await page.goBack();
+  await first.getByText('30 restored, 0 already there · 3 of 3 files').waitFor();
 
   // ---- a reconcile cancelled part-way: what was read stays, the rest is not read
   await a.context.logs.deleteFractal(f.id);
