@@ -28,7 +28,8 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { signIn, type Client } from '../../tests/support/appliance.ts';
 import { freePort, startServiceProcess } from '../../tests/support/service-process.ts';
-import { fmt, freshDataDir, mixedLog, webLog } from './support.ts';
+import { makeIngestBatches, sendIngestBatches } from './ingest-load.ts';
+import { fmt, freshDataDir } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,19 +55,10 @@ const CONNECTIONS = Number(args.connections);
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
+const LOAD = { mode: MODE, seed: SEED, batch: BATCH, connections: CONNECTIONS } as const;
+
 /** Logs [from, from + n) as NDJSON batches of BATCH lines, their timestamps ending now. */
-function makeBatches(from: number, n: number, t0: number): { batches: Buffer[]; bytes: number } {
-  const batches: Buffer[] = [];
-  let bytes = 0;
-  for (let b = from; b < from + n; b += BATCH) {
-    const lines: string[] = [];
-    for (let i = b; i < Math.min(from + n, b + BATCH); i++) lines.push(MODE === 'mix' ? mixedLog(i, t0, 3, SEED) : webLog(i, t0, 3));
-    const buf = Buffer.from(lines.join('\n') + '\n');
-    bytes += buf.length;
-    batches.push(buf);
-  }
-  return { batches, bytes };
-}
+const makeBatches = (from: number, n: number, t0: number) => makeIngestBatches(LOAD, from, n, t0);
 
 /** The pids of `pid` and its descendants (the engine runs in-process, but count any child too). */
 function processTree(pid: number): number[] {
@@ -135,44 +127,9 @@ function threadCpuLines(before: Map<string, number>, after: Map<string, number>)
     .map(([k, v]) => `${v.toFixed(1).padStart(6)} s  ${k}`);
 }
 
-interface Sent {
-  acceptedS: number;
-  storedS: number;
-  retries429: number;
-}
-
 /** Sends the batches over CONNECTIONS connections (429s retried after 50 ms) and waits until the fractal counts `expect` logs. */
-async function send(base: string, token: string, admin: Client, fractalId: string, batches: Buffer[], expect: number): Promise<Sent> {
-  let next = 0;
-  let retries429 = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= batches.length) return;
-        for (;;) {
-          const r = await fetch(`${base}/api/v1/ingest`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
-            body: batches[i] as unknown as BodyInit,
-          });
-          const body = await r.text();
-          if (r.status === 200) break;
-          if (r.status !== 429) throw new Error(`ingest answered ${r.status}: ${body}`);
-          retries429++;
-          await new Promise((res) => setTimeout(res, 50));
-        }
-      }
-    }),
-  );
-  const acceptedAt = performance.now();
-  for (;;) {
-    if ((await admin.get(`/api/v1/fractals/${fractalId}/stats`)).body.data.log_count >= expect) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return { acceptedS: (acceptedAt - start) / 1000, storedS: (performance.now() - start) / 1000, retries429 };
-}
+const send = (base: string, token: string, admin: Client, fractalId: string, batches: Buffer[], expect: number) =>
+  sendIngestBatches({ base, token, admin, fractalId, batches, expect, connections: CONNECTIONS });
 
 /** The analyst's four queries (bench:ingest --burst): what a responder types while logs arrive. */
 const ANALYST_QUERIES = ['level=error | groupBy(host)', 'event_type=process_creation | count()', 'rule_id=* | count()', 'user=~adm'];

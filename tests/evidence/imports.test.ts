@@ -170,6 +170,53 @@ describe('each format', () => {
     assert.equal(Number(count[0]._count), db.events_accepted);
   });
 
+  test('a dropped folder of many small files in one multipart body: each file its own import, events, errors and custody entry', async () => {
+    // Small files share the pipeline's batches (one spool write for many files): what each file
+    // is credited with must still be its own, whatever format, order or damage.
+    const files: Array<{ name: string; body: Buffer; format: string; accepted: number; rejected: number }> = [];
+    for (let k = 0; k < 24; k++) {
+      const n = 1 + (k % 5);
+      const body = Buffer.from(ndjson(n, 1000 + k * 10) + (k % 6 === 3 ? 'broken line\n' : ''));
+      files.push({ name: `host-${k}.ndjson`, body, format: 'ndjson', accepted: n, rejected: k % 6 === 3 ? 1 : 0 });
+      if (k === 8) files.push({ name: 'auth.log', body: Buffer.from('<13>Oct 11 22:14:15 host1 sshd[12]: Accepted password for bob\n'), format: 'syslog', accepted: 1, rejected: 0 });
+      if (k === 12) files.push({ name: 'notes.bin', body: Buffer.from([0, 1, 2, 3]), format: '', accepted: 0, rejected: 0 });
+      if (k === 16) files.push({ name: 'DE_1102_security_log_cleared.evtx', body: readFileSync(sample('DE_1102_security_log_cleared.evtx')), format: 'evtx', accepted: -1, rejected: 0 });
+      if (k === 20) files.push({ name: 'ragged.csv', body: Buffer.from('time,user\n2017-01-01T00:00:00Z,alice\n2017-01-01T00:01:00Z\n'), format: 'csv', accepted: 1, rejected: 1 });
+    }
+    const form = new FormData();
+    for (const f of files) form.append('file', new Blob([f.body as unknown as BlobPart]), `folder/${f.name}`);
+    const r = await fetch(`${app.url}/api/v1/fractals/${fractal.id}/imports`, { method: 'POST', headers: { cookie: analyst.cookie, 'sec-fetch-site': 'same-origin' }, body: form });
+    const started = expectOk({ status: r.status, headers: r.headers, body: await r.json() }, 201);
+    assert.deepEqual(started.map((s: any) => s.name), files.map((f) => f.name));
+    const done = await Promise.all(started.map((s: any) => finished(analyst, fractal.id, s.id)));
+    const custody = expectOk(await viewer.get(`/api/v1/fractals/${fractal.id}/custody?limit=1000`));
+    assert.equal(custody.verify.ok, true);
+    for (const [k, f] of files.entries()) {
+      const d = done[k];
+      if (f.format === '') {
+        assert.equal(d.status, 'failed', f.name);
+        assert.match(d.errors[0], /^notes\.bin was not imported: .*binary/);
+        continue;
+      }
+      assert.equal(d.status, 'done', f.name);
+      assert.equal(d.format, f.format, f.name);
+      if (f.accepted >= 0) assert.deepEqual([d.events_accepted, d.events_rejected], [f.accepted, f.rejected], f.name);
+      assert.equal(d.errors.length, f.rejected, `${f.name}: ${JSON.stringify(d.errors)}`);
+      assert.equal(d.bytes_read, f.body.length, f.name);
+      const count = await search(`import_id="${d.id}" | count()`);
+      assert.equal(Number(count[0]._count), d.events_accepted, `${f.name}: its events and only its events carry its id`);
+      const entries = custody.entries.filter((e: any) => e.details.import_id === d.id);
+      assert.equal(entries.length, 1, f.name);
+      assert.deepEqual([entries[0].details.file_name, entries[0].details.sha256, entries[0].details.events_accepted], [f.name, sha256(f.body), d.events_accepted]);
+    }
+    const host3 = done[files.findIndex((f) => f.name === 'host-3.ndjson')];
+    assert.match(host3.errors[0], /^record 5: .*JSON/, 'an error names the record of its own file');
+    const seqs = await search(`import_id="${done[0].id}" | table(seq)`);
+    assert.deepEqual(seqs.map((x) => Number(x.seq)), [1000]);
+    const host4 = done[files.findIndex((f) => f.name === 'host-4.ndjson')];
+    assert.deepEqual([host4.oldest_event, host4.newest_event], ['2019-03-05T10:00:00.000000000Z', '2019-03-09T10:00:00.000000000Z'], 'its own events\' times');
+  });
+
   test('the chosen normalizer and timestamp fields apply', async () => {
     const n = expectOk(
       await admin.post('/api/v1/normalizers', { name: 'imp-renamer', transforms: [], field_mappings: [{ sources: ['who'], target: 'user' }], value_mappings: [], timestamp_fields: [] }),

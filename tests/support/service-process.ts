@@ -39,10 +39,12 @@ export async function startServiceProcess(opts: {
   port?: number;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Options for node itself before the script (a benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
 }): Promise<ServiceProcess> {
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const t0 = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'service/src/main.ts'], {
     cwd: root,
     env: { ...process.env, SVC_DATA_DIR: opts.dataDir, SVC_PORT: String(opts.port ?? 0), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

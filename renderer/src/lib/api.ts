@@ -92,18 +92,20 @@ export async function readEnvelope<T>(res: Response): Promise<T> {
 }
 
 /**
- * POSTs `file` as the raw body through XMLHttpRequest, which reports the upload's progress (fetch does
- * not): `onUpload` gets the share sent (0 … 1). Resolves with the envelope's data; a refusal rejects
- * with ApiError carrying the service's sentence, or `refused` when it sent none.
+ * POSTs `file` as the raw body (or a FormData as multipart/form-data, `contentType` null: the
+ * browser writes the boundary) through XMLHttpRequest, which reports the upload's progress (fetch
+ * does not): `onUpload` gets the share sent (0 … 1) and the bytes sent. Resolves with the
+ * envelope's data; a refusal rejects with ApiError carrying the service's sentence, or `refused`
+ * when it sent none.
  */
-export function uploadFile<T>(path: string, file: Blob, contentType: string, onUpload: (share: number) => void, refused: (status: number) => string): Promise<T> {
+export function uploadFile<T>(path: string, file: Blob | FormData, contentType: string | null, onUpload: (share: number, sent: number) => void, refused: (status: number) => string): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', API_BASE + path);
-    xhr.setRequestHeader('Content-Type', contentType);
+    if (contentType !== null) xhr.setRequestHeader('Content-Type', contentType);
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total);
+      if (e.lengthComputable && e.total > 0) onUpload(e.loaded / e.total, e.loaded);
     };
     xhr.onerror = () => reject(new ApiError('Could not reach the service. Check that it is running and the network is up.', 0));
     xhr.onload = () => {

@@ -1,10 +1,12 @@
 // Evidence (service/src/evidence/): imports of files into a fractal, with the upload's own
-// progress (each file as the raw body through api.ts uploadFile) and then
+// progress (the files of a drop in groups, each group one multipart request through api.ts
+// uploadFile, import-groups.ts) and then
 // the import's (bytes read of the stored file); the custody log with its verify verdict; and the
 // files of a drop, folders walked (Chromium and Electron give them as entries).
 import type { ChainVerdict, CustodyEntry } from '../../../service/src/evidence/custody/chain.ts';
 import type { ImportView } from '../../../service/src/evidence/imports/imports-store.ts';
 import { enc, get, uploadFile } from './api.ts';
+import { fileShares } from './import-groups.ts';
 
 export type { ChainVerdict, CustodyEntry, ImportView };
 
@@ -16,19 +18,21 @@ export interface CustodyLog {
 }
 
 export const evidence = {
-  imports: (fractalId: string) => get<ImportView[]>(`/fractals/${enc(fractalId)}/imports?limit=50`),
-  importOne: (fractalId: string, id: string) => get<ImportView>(`/fractals/${enc(fractalId)}/imports/${enc(id)}`),
+  imports: (fractalId: string, limit = 50) => get<ImportView[]>(`/fractals/${enc(fractalId)}/imports?limit=${limit}`),
   custody: (fractalId: string) => get<CustodyLog>(`/fractals/${enc(fractalId)}/custody?limit=1000`),
 };
 
 /**
- * Sends one file to import as the raw body; `onUpload` gets the share sent (0 … 1). Resolves with
- * the import once the service has stored the file; a refusal rejects with its sentence.
+ * Sends files to import as one multipart/form-data request (a part `file` each); `onUpload` gets
+ * each file's share sent (0 … 1). Resolves with their imports, in the files' order, once the
+ * service has stored them all; a refusal rejects with its sentence.
  */
-export function uploadImport(fractalId: string, file: File, normalizerId: string, onUpload: (share: number) => void): Promise<ImportView> {
-  const query = new URLSearchParams({ name: file.name.slice(0, 255) || 'upload' });
-  if (normalizerId) query.set('normalizer_id', normalizerId);
-  return uploadFile<ImportView>(`/fractals/${enc(fractalId)}/imports?${query}`, file, 'application/octet-stream', onUpload, (status) => `The import was refused (HTTP ${status}).`);
+export function uploadImports(fractalId: string, files: File[], normalizerId: string, onUpload: (shares: number[]) => void): Promise<ImportView[]> {
+  const form = new FormData();
+  for (const f of files) form.append('file', f, f.name.slice(0, 255) || 'upload');
+  const query = normalizerId ? `?${new URLSearchParams({ normalizer_id: normalizerId })}` : '';
+  const sizes = files.map((f) => f.size);
+  return uploadFile<ImportView[]>(`/fractals/${enc(fractalId)}/imports${query}`, form, null, (_, sent) => onUpload(fileShares(sizes, sent)), (status) => `The import was refused (HTTP ${status}).`);
 }
 
 /** The share of an import done, 0 … 1: bytes of the stored file read, then 1 once it ended. */

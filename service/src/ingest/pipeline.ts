@@ -278,7 +278,7 @@ export class Ingest implements IngestPipeline {
           members = plainObjectMembers(rec.text);
           obj = members >= 0 ? parsePlainJsonRecord(rec.text) : parseJsonRecord(rec.text);
         }
-        const fields = token.normalize(flatten(obj));
+        const fields = token.normalize(flatten(obj), i);
         if (SURROGATE_ESCAPE.test(rec.text) && !wellFormed(fields)) {
           // The engine refuses the whole insert for one such value: it would never be stored,
           // and would hold back every log inserted with it.

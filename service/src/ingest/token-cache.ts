@@ -9,8 +9,12 @@ import type { IngestTokenRow, IngestTokensStore } from './tokens-store.ts';
 export interface CachedToken {
   row: IngestTokenRow;
   fractalId: string;
-  /** The token's normalizer applied to flattened fields (the fields themselves when it changes nothing). */
-  normalize: (fields: Fields) => Fields;
+  /**
+   * The token's normalizer applied to flattened fields (the fields themselves when it changes
+   * nothing). `index`: the record's position in the records accept() was given (imports of many
+   * files in one batch tell each record's file by it).
+   */
+  normalize: (fields: Fields, index: number) => Fields;
   /** The token's own timestamp fields, then its normalizer's. */
   timestampFields: string[];
 }

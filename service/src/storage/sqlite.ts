@@ -7,6 +7,19 @@ import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 
 export type Db = Database.Database;
 
+/**
+ * Statements prepared once per SQL text, for stores that write a few rows per item of something
+ * numerous (an import of many small files): preparing costs more than running a small statement.
+ */
+export function preparedOnce(db: Db): (sql: string) => Database.Statement {
+  const statements = new Map<string, Database.Statement>();
+  return (sql) => {
+    let s = statements.get(sql);
+    if (!s) statements.set(sql, (s = db.prepare(sql)));
+    return s;
+  };
+}
+
 export function openMetadata(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(path.join(dataDir, 'metadata.sqlite'));

@@ -5,7 +5,7 @@
 // with an HMAC under the appliance's secret key, catches entries removed from the end and a chain
 // rewritten as a whole.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../storage/sqlite.ts';
+import { preparedOnce, type Db } from '../../storage/sqlite.ts';
 import { entryHash, GENESIS_HASH, verifyEntries, type ChainVerdict, type CustodyEntry, type CustodyKind } from './chain.ts';
 
 /** An entry as SQLite holds it: its details as JSON text. */
@@ -26,6 +26,8 @@ export interface CustodyAppend {
 
 export class CustodyStore {
   private readonly sealKey: Buffer;
+  /** A folder of small files imported appends an entry per file. */
+  private readonly sql;
 
   /** `secretKey`: the appliance's secret key (storage/secret-box.ts loadSecretKey). */
   constructor(
@@ -33,6 +35,7 @@ export class CustodyStore {
     secretKey: Buffer,
   ) {
     this.sealKey = createHmac('sha256', secretKey).update('custody-head-seal').digest();
+    this.sql = preparedOnce(db);
   }
 
   /** Appends one entry at the end of the fractal's chain, atomically with its head. */
@@ -51,15 +54,13 @@ export class CustodyStore {
       };
       const prev_hash = head?.hash ?? GENESIS_HASH;
       const hash = entryHash(prev_hash, body);
-      this.db
-        .prepare(
-          `INSERT INTO custody_entries (id, fractal_id, seq, kind, recorded_at, actor, details, prev_hash, hash)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(body.id, fractalId, body.seq, body.kind, body.recorded_at, body.actor, JSON.stringify(details), prev_hash, hash);
+      this.sql(
+        `INSERT INTO custody_entries (id, fractal_id, seq, kind, recorded_at, actor, details, prev_hash, hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(body.id, fractalId, body.seq, body.kind, body.recorded_at, body.actor, JSON.stringify(details), prev_hash, hash);
       const seal = this.seal(fractalId, body.seq, hash);
-      if (head) this.db.prepare('UPDATE custody_heads SET seq = ?, hash = ?, seal = ? WHERE fractal_id = ?').run(body.seq, hash, seal, fractalId);
-      else this.db.prepare('INSERT INTO custody_heads (fractal_id, seq, hash, seal) VALUES (?, ?, ?, ?)').run(fractalId, body.seq, hash, seal);
+      if (head) this.sql('UPDATE custody_heads SET seq = ?, hash = ?, seal = ? WHERE fractal_id = ?').run(body.seq, hash, seal, fractalId);
+      else this.sql('INSERT INTO custody_heads (fractal_id, seq, hash, seal) VALUES (?, ?, ?, ?)').run(fractalId, body.seq, hash, seal);
       return { ...body, prev_hash, hash };
     })();
   }
@@ -99,7 +100,7 @@ export class CustodyStore {
   }
 
   private head(fractalId: string): HeadRow | undefined {
-    return this.db.prepare('SELECT * FROM custody_heads WHERE fractal_id = ?').get(fractalId) as HeadRow | undefined;
+    return this.sql('SELECT * FROM custody_heads WHERE fractal_id = ?').get(fractalId) as HeadRow | undefined;
   }
 
   private seal(fractalId: string, seq: number, hash: string): string {

@@ -1,9 +1,17 @@
-// Runs imports one at a time: the stored upload is read back (gunzipped, bounded), its format
+// Runs imports one file at a time: the stored upload is read back (gunzipped, bounded), its format
 // sniffed, its records decoded and handed to the ingest pipeline's `accept` (the same parse,
-// normalize, timestamp, spool and queue as live ingest) in batches, with the fractal's or the chosen
-// normalizer, every event tagged `import_id`. Progress is saved after each batch the spool holds.
-// Then the alert engine runs over what arrived, the custody log gets its entry, and the stored
-// file is removed (its SHA-256 stays in the custody log).
+// normalize, timestamp, spool and queue as live ingest) with the fractal's or the chosen
+// normalizer, every event tagged `import_id`. Then the alert engine runs over what arrived, the
+// custody log gets one entry per file, and the stored file is removed (its SHA-256 stays in the
+// custody log).
+//
+// Many small files (a dropped folder of .evtx recordings averages 30 events a file) share pipeline
+// batches: records of consecutive files of the same fractal (and parser and timestamp fields) are
+// gathered into one `accept`, so one spool write and one queue push serve many files; each file's
+// progress is saved at each batch the spool holds (all files of a batch in one SQLite
+// transaction), and files read to their end are finished together (one wait for storage, one
+// alert pass, their custody entries in one transaction). Files and their errors stay apart: the
+// pipeline tells each record's file by its position (`normalize(fields, index)`).
 //
 // Restart: an import still `processing` resumes from its file. Records before `resume_records` are
 // on the spool already and are read but not sent again; each record's log_id is derived from the
@@ -20,7 +28,7 @@ import type { Fields, IncomingRecord } from '../../ingest/types.ts';
 import { formatNs, parseTimestampNs, resolveTimestamp } from '../../ingest/timestamps.ts';
 import { setOwn } from '../../shared/exact-json.ts';
 import { decoderFor, sniff, SNIFF_BYTES, type ImportFormat, type ImportRecord, type RecordDecoder } from './formats.ts';
-import { importView, type ImportRow, type ImportsStore } from './imports-store.ts';
+import { importView, type ImportProgress, type ImportRow, type ImportsStore } from './imports-store.ts';
 import { DecompressionBombError, fileContent, isGzip, type SourceProgress } from './source.ts';
 
 /** The field every imported event carries: the id of its import. */
@@ -53,12 +61,62 @@ export interface AlertRun {
   tick(): Promise<unknown>;
 }
 
+/** One file being read: its row, its counters, and where its records stand. */
+interface FileRun {
+  row: ImportRow;
+  counts: { accepted: number; rejected: number };
+  errors: string[];
+  span: TimeSpan;
+  progress: SourceProgress;
+  /** What the pipeline applies to this file's records (its normalizer, its import id). */
+  token: ResolvedToken | null;
+  /** Records read (the position of the next one). */
+  read: number;
+  /** Records before this position are on the spool (the checkpoint saved). */
+  through: number;
+  /** Its records in the shared batch, not yet accepted. */
+  pending: number;
+  /** Resumed after a stop: records may be stored already, checked against storage until none is. */
+  checkStored: boolean;
+  /** Read to its end (or stopped early, its reason in `errors`). */
+  ended: boolean;
+  /** Failed on an internal error: nothing more is done with it. */
+  dropped: boolean;
+  /** Handed on to be finished. */
+  completed: boolean;
+}
+
+/** Records of one or more files on their way into the pipeline together. */
+interface SharedBatch {
+  /** What every file of the batch agrees on: fractal, parser, timestamp fields. */
+  key: string;
+  token: ResolvedToken;
+  records: IncomingRecord[];
+  /** Per record: its file and its position in that file. */
+  owners: FileRun[];
+  positions: number[];
+  chars: number;
+}
+
+/** Files whose records may share a pipeline batch: the same fractal, parser and timestamp fields. */
+const keyOf = (t: ResolvedToken) => `${t.fractalId}\n${t.row.parser_type}\n${t.timestampFields.join('\n')}`;
+
+const addError = (f: FileRun, e: string) => {
+  if (f.errors.length < MAX_KEPT_ERRORS) f.errors.push(e);
+};
+
 export class ImportRunner {
   private readonly waiting: string[] = [];
   /** Imports read to their end, waiting for storage, their alerts and their custody entry. */
   private readonly finishing = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private stopping = false;
+  private batch: SharedBatch | null = null;
+  /** Files read and accepted to their end, to be finished together. */
+  private ready: FileRun[] = [];
+  /** Uploads still arriving (the runner waits a moment for their files before sending a part-filled batch). */
+  private receiving = 0;
+  private wake: (() => void) | null = null;
   /** Set once the alert engine exists (appliance.ts). */
   alerts: AlertRun | null = null;
 
@@ -71,7 +129,17 @@ export class ImportRunner {
   enqueue(id: string): void {
     if (this.stopping) return;
     this.waiting.push(id);
+    this.wake?.();
     this.loop ??= this.drain().finally(() => (this.loop = null));
+  }
+
+  /** An upload started / ended (stored or cut off): its file may join the batch being gathered. */
+  uploadStarted(): void {
+    this.receiving++;
+  }
+  uploadEnded(): void {
+    this.receiving = Math.max(0, this.receiving - 1);
+    if (this.receiving === 0) this.wake?.();
   }
 
   /** At start: uploads cut off by the stop fail; imports being processed resume. */
@@ -92,12 +160,23 @@ export class ImportRunner {
   /** Stops after the batch in hand; an unfinished import stays `running` and resumes at the next start. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake?.();
     await this.loop;
     await Promise.all([...this.finishing]);
   }
 
   private async drain(): Promise<void> {
-    for (let id = this.waiting.shift(); id !== undefined && !this.stopping; id = this.waiting.shift()) {
+    while (!this.stopping) {
+      const id = this.waiting.shift();
+      if (id === undefined) {
+        // Nothing waiting: a file still arriving may join the batch; else it goes as it is.
+        if (this.batch && this.receiving > 0 && (await this.arrival(250))) continue;
+        if (this.stopping) return;
+        await this.flush();
+        this.finishReady();
+        if (this.waiting.length === 0) return;
+        continue;
+      }
       try {
         await this.run(id);
       } catch (err) {
@@ -106,20 +185,50 @@ export class ImportRunner {
     }
   }
 
+  /** True when a file was queued within `ms` (false on time-out, when uploads end, or at a stop). */
+  private arrival(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(this.waiting.length > 0);
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
   private async run(id: string): Promise<void> {
-    let row = this.store.get(id);
+    const row = this.store.get(id);
     if (!row || row.status !== 'running') return;
-    if (row.phase === 'processing') {
-      const completed = await this.process(row);
-      if (!completed) return; // stopping: resumes at the next start
-      row = this.store.get(id)!;
-      this.store.phase(id, 'alerts');
+    const f: FileRun = {
+      row,
+      counts: { accepted: row.accepted, rejected: row.rejected },
+      errors: JSON.parse(row.errors),
+      span: { min: row.oldest ? parseTimestampNs(row.oldest) : null, max: row.newest ? parseTimestampNs(row.newest) : null },
+      progress: { fileBytes: 0, outputBytes: 0 },
+      token: null,
+      read: 0,
+      through: row.resume_records,
+      pending: 0,
+      checkStored: row.resume_records > 0 || row.accepted > 0,
+      ended: row.phase !== 'processing',
+      dropped: false,
+      completed: false,
+    };
+    if (f.ended) {
+      this.ready.push(f); // resumed after its records were all accepted: only the finishing is left
+      return;
     }
-    // The next file is read while this one waits for storage and its alerts: a folder of small
-    // files would otherwise wait one insert linger and one alert pass per file.
-    const finishing = this.afterProcessing(row).catch((err) => this.failed(id, err));
-    this.finishing.add(finishing);
-    void finishing.finally(() => this.finishing.delete(finishing));
+    if (f.checkStored) await this.settled(Date.now());
+    try {
+      if (!(await this.read(f))) return; // stopping: resumes at the next start
+    } catch (err) {
+      f.dropped = true; // its records still in the batch are not sent
+      throw err;
+    }
+    f.ended = true;
+    if (f.pending === 0) this.completed([f]);
   }
 
   private failed(id: string, err: unknown): void {
@@ -128,76 +237,26 @@ export class ImportRunner {
     if (row && row.status === 'running' && !this.stopping) this.finish(row, 'failed', [...JSON.parse(row.errors), `The import stopped on an internal error: ${(err as Error).message}`], new Date());
   }
 
-  /** Reads the file into the pipeline; false when it stopped for a shutdown. */
-  private async process(row: ImportRow): Promise<boolean> {
-    const errors: string[] = JSON.parse(row.errors);
-    const counts = { accepted: row.accepted, rejected: row.rejected };
-    const addError = (e: string) => {
-      if (errors.length < MAX_KEPT_ERRORS) errors.push(e);
-    };
-    const progress: SourceProgress = { fileBytes: 0, outputBytes: 0 };
+  /** Reads the file into the shared batch; false when it stopped for a shutdown. */
+  private async read(f: FileRun): Promise<boolean> {
+    const { row, progress } = f;
     const gzip = isGzip(row.file_path);
     const content = fileContent(row.file_path, gzip, progress);
-    // Resuming: records before the checkpoint are on the spool; those after it may be too (the
-    // batch in flight when the appliance stopped), once the spool's replay has been stored.
-    const resumeFrom = row.resume_records;
-    let checkStored = resumeFrom > 0 || row.accepted > 0;
-    if (checkStored) await this.settled(Date.now());
-
-    // The events' own times, as the pipeline resolves them (kept across a resume in the row).
-    const span: TimeSpan = { min: row.oldest ? parseTimestampNs(row.oldest) : null, max: row.newest ? parseTimestampNs(row.newest) : null };
     let decoder: RecordDecoder | null = null;
-    let token: ResolvedToken | null = null;
-    let index = 0;
-    let batch: IncomingRecord[] = [];
-    let batchIndex: number[] = [];
-    let batchChars = 0;
-
-    const flush = async () => {
-      if (batch.length === 0) return;
-      let records = batch;
-      let ids = batchIndex.map((i) => importLogId(row.id, i));
-      let indexes = batchIndex;
-      if (checkStored) {
-        const stored = await this.ctx.logs.existingLogIds(row.fractal_id, ids);
-        if (stored.size === 0) checkStored = false;
-        else {
-          counts.accepted += stored.size;
-          const keep = ids.map((x) => !stored.has(x));
-          records = records.filter((_, k) => keep[k]);
-          indexes = indexes.filter((_, k) => keep[k]);
-          ids = ids.filter((_, k) => keep[k]);
-        }
-      }
-      if (records.length > 0) {
-        const r = await this.acceptWhenRoom(token!, records, ids);
-        counts.accepted += r.accepted;
-        counts.rejected += r.rejected;
-        if (r.rejected > 0) r.outcomes.forEach((o, k) => !o.ok && addError(`record ${indexes[k]! + 1}: ${o.error}`));
-      }
-      const next = batchIndex.at(-1)! + 1;
-      batch = [];
-      batchIndex = [];
-      batchChars = 0;
-      this.store.progress(row.id, { bytes_read: Math.min(progress.fileBytes, row.size_bytes), ...counts, resume_records: next, errors });
-      this.store.range(row.id, isoOf(span.min), isoOf(span.max));
-    };
 
     const take = async (records: ImportRecord[]) => {
       for (const r of records) {
-        const i = index++;
-        if (i < resumeFrom) continue;
+        const i = f.read++;
+        if (i < row.resume_records) continue;
         if ('error' in r) {
-          counts.rejected++;
-          addError(r.located ? r.error : `record ${i + 1}: ${r.error}`);
+          f.counts.rejected++;
+          addError(f, r.located ? r.error : `record ${i + 1}: ${r.error}`);
           continue;
         }
-        batch.push(r);
-        batchIndex.push(i);
-        batchChars += r.text.length;
-        if (batch.length >= BATCH_RECORDS || batchChars >= BATCH_CHARS) await flush();
+        await this.add(f, r, i);
+        if (f.ended) throw new ImportStopped(); // the batch it was in could not be accepted
       }
-      for (const w of decoder!.takeWarnings()) addError(w);
+      for (const w of decoder!.takeWarnings()) addError(f, w);
     };
 
     try {
@@ -209,9 +268,9 @@ export class ImportRunner {
           head.push(piece);
           headBytes += piece.length;
           if (headBytes < SNIFF_BYTES) continue;
-          const begun = this.begin(row, Buffer.concat(head), false, gzip, span);
-          if ('unknown' in begun) return this.unknown(row, begun.unknown, progress);
-          ({ decoder, token } = begun);
+          const begun = this.begin(f, Buffer.concat(head), false, gzip);
+          if ('unknown' in begun) return this.unknown(f, begun.unknown);
+          decoder = begun.decoder;
           await take(decoder.push(Buffer.concat(head)));
           head = [];
           continue;
@@ -219,36 +278,162 @@ export class ImportRunner {
         await take(decoder.push(piece));
       }
       if (!decoder) {
-        const begun = this.begin(row, Buffer.concat(head), true, gzip, span);
-        if ('unknown' in begun) return this.unknown(row, begun.unknown, progress);
-        ({ decoder, token } = begun);
+        const begun = this.begin(f, Buffer.concat(head), true, gzip);
+        if ('unknown' in begun) return this.unknown(f, begun.unknown);
+        decoder = begun.decoder;
         await take(decoder.push(Buffer.concat(head)));
       }
       await take(decoder.end());
     } catch (err) {
-      if (err instanceof DecompressionBombError || err instanceof ImportStopped) addError(err.message);
+      if (err instanceof ImportStopped) {
+        if (err.message) addError(f, err.message);
+      } else if (err instanceof DecompressionBombError) addError(f, err.message);
       else if ((err as { code?: string }).code?.startsWith('Z_') || (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
-        addError(`the gzip data is corrupt or cut off after ${progress.outputBytes} decompressed bytes (${(err as Error).message})`);
+        addError(f, `the gzip data is corrupt or cut off after ${progress.outputBytes} decompressed bytes (${(err as Error).message})`);
       } else throw err;
     }
     if (this.stopping) return false;
-    await flush();
-    this.store.progress(row.id, { bytes_read: row.size_bytes, ...counts, resume_records: index, errors });
+    if (f.pending === 0 && !f.dropped) this.store.progress(row.id, this.progressOf(f, true));
     return true;
   }
 
-  /** The decoder and pipeline token for a sniffed file, or why no format fits. */
-  private begin(row: ImportRow, head: Buffer, atEnd: boolean, gzip: boolean, span: TimeSpan): { decoder: RecordDecoder; token: ResolvedToken } | { unknown: string } {
-    const format = sniff(head, atEnd);
-    if (typeof format !== 'string') return format;
-    this.store.sniffed(row.id, format, gzip ? 'gzip' : null);
-    const decoder = decoderFor(format);
-    return { decoder, token: this.tokenFor(row, format, decoder, span) };
+  /** One record into the shared batch; the batch goes to the pipeline when full or when the next file cannot share it. */
+  private async add(f: FileRun, record: IncomingRecord, position: number): Promise<void> {
+    const key = keyOf(f.token!);
+    if (this.batch && this.batch.key !== key) await this.flush();
+    const b = (this.batch ??= this.sharedBatch(key, f.token!));
+    b.records.push(record);
+    b.owners.push(f);
+    b.positions.push(position);
+    b.chars += record.text.length;
+    f.pending++;
+    if (b.records.length >= BATCH_RECORDS || b.chars >= BATCH_CHARS) await this.flush();
   }
 
-  private unknown(row: ImportRow, reason: string, progress: SourceProgress): boolean {
-    const errors = [`${row.name} was not imported: ${reason}.`];
-    this.store.progress(row.id, { bytes_read: Math.min(progress.fileBytes, row.size_bytes), accepted: 0, rejected: 0, resume_records: 0, errors });
+  /** An empty batch whose pipeline token normalizes each record with its own file's token. */
+  private sharedBatch(key: string, first: ResolvedToken): SharedBatch {
+    const b: SharedBatch = { key, token: first, records: [], owners: [], positions: [], chars: 0 };
+    // accept() passes each record's index in the records it was given (b.owners is cut to match).
+    b.token = { row: first.row, fractalId: first.fractalId, timestampFields: first.timestampFields, normalize: (fields, index) => b.owners[index]!.token!.normalize(fields, index) };
+    return b;
+  }
+
+  /** The batch into the pipeline; each file's progress saved (one transaction), the files it ends completed. */
+  private async flush(): Promise<void> {
+    const b = this.batch;
+    if (!b) return;
+    this.batch = null;
+    const { owners: fileOf, positions } = b;
+    const files = [...new Set(fileOf)];
+    // A file failed meanwhile sends nothing more.
+    const keep = fileOf.map((f) => !f.dropped);
+    let stoppedBy: string | null = null;
+    try {
+      // Resumed files: the records storage holds already are left out (and counted).
+      const checked = fileOf.flatMap((f, k) => (f.checkStored && keep[k] ? [k] : []));
+      if (checked.length > 0) {
+        const ids = checked.map((k) => importLogId(fileOf[k]!.row.id, positions[k]!));
+        const stored = await this.ctx.logs.existingLogIds(b.token.fractalId, ids);
+        const holding = new Set<FileRun>();
+        checked.forEach((k, j) => {
+          if (!stored.has(ids[j]!)) return;
+          keep[k] = false;
+          fileOf[k]!.counts.accepted++;
+          holding.add(fileOf[k]!);
+        });
+        for (const k of checked) if (!holding.has(fileOf[k]!)) fileOf[k]!.checkStored = false;
+      }
+      const sent = keep.flatMap((x, k) => (x ? [k] : []));
+      if (sent.length > 0) {
+        // The shared token finds each record's file by its index in this call.
+        b.owners = sent.map((k) => fileOf[k]!);
+        const r = await this.acceptWhenRoom(b.token, sent.map((k) => b.records[k]!), sent.map((k) => importLogId(fileOf[k]!.row.id, positions[k]!)));
+        r.outcomes.forEach((o, j) => {
+          const f = fileOf[sent[j]!]!;
+          if (o.ok) f.counts.accepted++;
+          else {
+            f.counts.rejected++;
+            addError(f, `record ${positions[sent[j]!]! + 1}: ${o.error}`);
+          }
+        });
+      }
+    } catch (err) {
+      if (!(err instanceof ImportStopped)) {
+        for (const f of files) {
+          if (f.dropped) continue;
+          f.dropped = f.ended = true;
+          this.failed(f.row.id, err);
+        }
+        return;
+      }
+      stoppedBy = err.message;
+    }
+    if (stoppedBy === null) fileOf.forEach((f, k) => (f.through = Math.max(f.through, positions[k]! + 1)));
+    const done: FileRun[] = [];
+    this.ctx.db.transaction(() => {
+      for (const f of files) {
+        if (f.dropped) continue;
+        f.pending = 0;
+        if (stoppedBy !== null && !f.ended) {
+          addError(f, stoppedBy);
+          f.ended = true;
+        }
+        this.store.progress(f.row.id, this.progressOf(f, f.ended));
+        if (f.ended) done.push(f);
+      }
+    })();
+    this.completed(done);
+    this.finishReady();
+  }
+
+  /** What is saved of a file: its counters, and the checkpoint (its whole length once read). */
+  private progressOf(f: FileRun, ended: boolean): ImportProgress {
+    return {
+      bytes_read: ended ? f.row.size_bytes : Math.min(f.progress.fileBytes, f.row.size_bytes),
+      accepted: f.counts.accepted,
+      rejected: f.counts.rejected,
+      resume_records: ended ? f.read : f.through,
+      errors: f.errors,
+      oldest: isoOf(f.span.min),
+      newest: isoOf(f.span.max),
+    };
+  }
+
+  /** Files whose records are all in the pipeline: on to storage, alerts and custody with the next group. */
+  private completed(files: FileRun[]): void {
+    for (const f of files) {
+      if (f.dropped || f.completed) continue;
+      f.completed = true;
+      this.store.phase(f.row.id, 'alerts');
+      this.ready.push(f);
+    }
+  }
+
+  /** The ready files are finished together in the background; the next files are read meanwhile. */
+  private finishReady(): void {
+    const group = this.ready;
+    if (group.length === 0) return;
+    this.ready = [];
+    const finishing = this.afterProcessing(group).catch((err) => group.forEach((f) => this.failed(f.row.id, err)));
+    this.finishing.add(finishing);
+    void finishing.finally(() => this.finishing.delete(finishing));
+  }
+
+  /** The decoder and pipeline token for a sniffed file, or why no format fits. */
+  private begin(f: FileRun, head: Buffer, atEnd: boolean, gzip: boolean): { decoder: RecordDecoder } | { unknown: string } {
+    const format = sniff(head, atEnd);
+    if (typeof format !== 'string') return format;
+    this.store.sniffed(f.row.id, format, gzip ? 'gzip' : null);
+    const decoder = decoderFor(format);
+    f.token = this.tokenFor(f.row, format, decoder, f.span);
+    return { decoder };
+  }
+
+  private unknown(f: FileRun, reason: string): boolean {
+    f.errors = [`${f.row.name} was not imported: ${reason}.`];
+    f.counts = { accepted: 0, rejected: 0 };
+    f.read = 0;
+    this.store.progress(f.row.id, { ...this.progressOf(f, false), bytes_read: Math.min(f.progress.fileBytes, f.row.size_bytes) });
     return true;
   }
 
@@ -305,19 +490,24 @@ export class ImportRunner {
     while (this.ingest.settledBefore().getTime() < ms && !this.stopping) await new Promise((r) => setTimeout(r, 100));
   }
 
-  /** Storage holds the import; the alerts run over it; the custody log records it. */
-  private async afterProcessing(row: ImportRow): Promise<void> {
+  /** Storage holds the files' events; the alerts run over them; the custody log records each file. */
+  private async afterProcessing(group: FileRun[]): Promise<void> {
     const settledAt = Date.now();
     await this.settled(settledAt);
     if (this.stopping) return;
-    if (this.alerts && row.accepted > 0) {
-      await this.runAlerts(row.fractal_id, new Date(settledAt).toISOString());
-      this.store.alerts(row.id, this.ctx.alertExecutions.firingsHolding(IMPORT_ID_FIELD, row.id, row.created_at));
-    }
-    const done = this.store.get(row.id)!;
-    const errors: string[] = JSON.parse(done.errors);
-    const failed = done.accepted === 0 && (errors.length > 0 || done.rejected > 0);
-    this.finish(done, failed ? 'failed' : 'done', errors, new Date());
+    const rows = group.map((f) => this.store.get(f.row.id)!).filter((r) => r.status === 'running');
+    const alerted = this.alerts ? [...new Set(rows.filter((r) => r.accepted > 0).map((r) => r.fractal_id))] : [];
+    for (const fractalId of alerted) await this.runAlerts(fractalId, new Date(settledAt).toISOString());
+    if (this.stopping) return;
+    const at = new Date();
+    this.ctx.db.transaction(() => {
+      for (const row of rows) {
+        if (alerted.includes(row.fractal_id) && row.accepted > 0) this.store.alerts(row.id, this.ctx.alertExecutions.firingsHolding(IMPORT_ID_FIELD, row.id, row.created_at));
+        const errors: string[] = JSON.parse(row.errors);
+        const failed = row.accepted === 0 && (errors.length > 0 || row.rejected > 0);
+        this.finish(row, failed ? 'failed' : 'done', errors, at);
+      }
+    })();
   }
 
   /**

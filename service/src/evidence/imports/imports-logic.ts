@@ -39,7 +39,12 @@ export class Imports {
   /** One file as the raw body. */
   async fromBody(o: ImportOptions, name: string, body: AsyncIterable<Buffer>): Promise<ImportView> {
     const row = this.begin(o, name);
-    await this.receive(row, body);
+    this.runner.uploadStarted();
+    try {
+      await this.receive(row, body);
+    } finally {
+      this.runner.uploadEnded();
+    }
     return importView(this.store.get(row.id)!);
   }
 
@@ -47,6 +52,8 @@ export class Imports {
   async fromMultipart(o: ImportOptions, boundary: string, body: AsyncIterable<Buffer>): Promise<ImportView[]> {
     const made: ImportRow[] = [];
     let current: { row: ImportRow; upload: Upload } | null = null;
+    // While the request goes on, the runner lets a part-filled batch wait for its next file.
+    this.runner.uploadStarted();
     try {
       await readMultipart(body, boundary, async (h): Promise<PartSink | null> => {
         if (h.field !== 'file' || h.filename === null) return null;
@@ -70,6 +77,8 @@ export class Imports {
         this.runner.failUpload(cut.row, cut.upload.size, uploadError(err, cut.upload.size));
       }
       throw badRequest(err instanceof Error && err.constructor.name === 'MultipartError' ? err.message : `The upload stopped: ${(err as Error).message}.`);
+    } finally {
+      this.runner.uploadEnded();
     }
     if (made.length === 0) throw badRequest('The multipart body holds no part named "file" with a file name; send each file as a "file" part.');
     return made.map((r) => importView(this.store.get(r.id)!));

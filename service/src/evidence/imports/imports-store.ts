@@ -2,7 +2,7 @@
 // The runner saves progress after each batch the spool holds, so the row is also what a restart
 // resumes from (`phase`, `resume_records`).
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../storage/sqlite.ts';
+import { preparedOnce, type Db } from '../../storage/sqlite.ts';
 
 export type ImportStatus = 'running' | 'done' | 'failed';
 export type ImportPhase = 'receiving' | 'processing' | 'alerts' | 'finished';
@@ -94,16 +94,23 @@ export interface ImportProgress {
   rejected: number;
   resume_records: number;
   errors: string[];
+  /** The events' own times seen so far (RFC 3339), to search them. */
+  oldest: string | null;
+  newest: string | null;
 }
 
 export class ImportsStore {
-  constructor(private readonly db: Db) {}
+  /** An import of many small files writes a few rows per file. */
+  private readonly sql;
+
+  constructor(db: Db) {
+    this.sql = preparedOnce(db);
+  }
 
   create(i: { fractalId: string; name: string; normalizerId: string | null; timestampFields: string[]; filePath: (id: string) => string; createdBy: string }): ImportRow {
     const id = randomUUID();
     const now = new Date().toISOString();
-    this.db
-      .prepare(
+    this.sql(
         `INSERT INTO imports (id, fractal_id, name, normalizer_id, timestamp_fields, status, phase, file_path, created_by, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 'running', 'receiving', ?, ?, ?, ?)`,
       )
@@ -112,57 +119,51 @@ export class ImportsStore {
   }
 
   get(id: string): ImportRow | undefined {
-    return this.db.prepare('SELECT * FROM imports WHERE id = ?').get(id) as ImportRow | undefined;
+    return this.sql('SELECT * FROM imports WHERE id = ?').get(id) as ImportRow | undefined;
   }
 
   list(fractalId: string, page: { limit: number; offset: number }): ImportRow[] {
-    return this.db.prepare('SELECT * FROM imports WHERE fractal_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?').all(fractalId, page.limit, page.offset) as ImportRow[];
+    return this.sql('SELECT * FROM imports WHERE fractal_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?').all(fractalId, page.limit, page.offset) as ImportRow[];
   }
 
   count(fractalId: string): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM imports WHERE fractal_id = ?').get(fractalId) as { n: number }).n;
+    return (this.sql('SELECT count(*) AS n FROM imports WHERE fractal_id = ?').get(fractalId) as { n: number }).n;
   }
 
   /** Imports a restart finds unfinished, oldest first. */
   unfinished(): ImportRow[] {
-    return this.db.prepare(`SELECT * FROM imports WHERE status = 'running' ORDER BY created_at, id`).all() as ImportRow[];
+    return this.sql(`SELECT * FROM imports WHERE status = 'running' ORDER BY created_at, id`).all() as ImportRow[];
   }
 
   received(id: string, bytes: number): void {
-    this.db.prepare('UPDATE imports SET size_bytes = ?, updated_at = ? WHERE id = ?').run(bytes, new Date().toISOString(), id);
+    this.sql('UPDATE imports SET size_bytes = ?, updated_at = ? WHERE id = ?').run(bytes, new Date().toISOString(), id);
   }
 
   /** The whole file is on disk: its size and hash are known, and processing may start. */
   stored(id: string, size: number, sha256: string): void {
-    this.db.prepare(`UPDATE imports SET size_bytes = ?, sha256 = ?, phase = 'processing', updated_at = ? WHERE id = ?`).run(size, sha256, new Date().toISOString(), id);
+    this.sql(`UPDATE imports SET size_bytes = ?, sha256 = ?, phase = 'processing', updated_at = ? WHERE id = ?`).run(size, sha256, new Date().toISOString(), id);
   }
 
   sniffed(id: string, format: string, compression: string | null): void {
-    this.db.prepare('UPDATE imports SET format = ?, compression = ?, updated_at = ? WHERE id = ?').run(format, compression, new Date().toISOString(), id);
+    this.sql('UPDATE imports SET format = ?, compression = ?, updated_at = ? WHERE id = ?').run(format, compression, new Date().toISOString(), id);
   }
 
   progress(id: string, p: ImportProgress): void {
-    this.db
-      .prepare('UPDATE imports SET bytes_read = ?, accepted = ?, rejected = ?, resume_records = ?, errors = ?, updated_at = ? WHERE id = ?')
-      .run(p.bytes_read, p.accepted, p.rejected, p.resume_records, JSON.stringify(p.errors), new Date().toISOString(), id);
-  }
-
-  /** The event times the import's logs span (read from storage once they are in). */
-  range(id: string, oldest: string | null, newest: string | null): void {
-    this.db.prepare('UPDATE imports SET oldest = ?, newest = ?, updated_at = ? WHERE id = ?').run(oldest, newest, new Date().toISOString(), id);
+    this.sql('UPDATE imports SET bytes_read = ?, accepted = ?, rejected = ?, resume_records = ?, errors = ?, oldest = ?, newest = ?, updated_at = ? WHERE id = ?')
+      .run(p.bytes_read, p.accepted, p.rejected, p.resume_records, JSON.stringify(p.errors), p.oldest, p.newest, new Date().toISOString(), id);
   }
 
   phase(id: string, phase: ImportPhase): void {
-    this.db.prepare('UPDATE imports SET phase = ?, updated_at = ? WHERE id = ?').run(phase, new Date().toISOString(), id);
+    this.sql('UPDATE imports SET phase = ?, updated_at = ? WHERE id = ?').run(phase, new Date().toISOString(), id);
   }
 
   alerts(id: string, summary: unknown): void {
-    this.db.prepare('UPDATE imports SET alerts = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(summary), new Date().toISOString(), id);
+    this.sql('UPDATE imports SET alerts = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(summary), new Date().toISOString(), id);
   }
 
   finish(id: string, status: 'done' | 'failed', errors: string[]): ImportRow {
     const now = new Date().toISOString();
-    this.db.prepare(`UPDATE imports SET status = ?, phase = 'finished', errors = ?, finished_at = ?, updated_at = ? WHERE id = ?`).run(status, JSON.stringify(errors), now, now, id);
+    this.sql(`UPDATE imports SET status = ?, phase = 'finished', errors = ?, finished_at = ?, updated_at = ? WHERE id = ?`).run(status, JSON.stringify(errors), now, now, id);
     return this.get(id)!;
   }
 }
