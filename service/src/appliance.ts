@@ -23,6 +23,8 @@ import { usersRoutes } from './auth/users-routes.ts';
 import { UsersStore } from './auth/users-store.ts';
 import { exportFile } from './cases/case-export.ts';
 import { CaseJobs } from './cases/case-jobs.ts';
+import { CaseJobsStore } from './cases/case-jobs-store.ts';
+import { recoverCaseJobs } from './cases/case-recovery.ts';
 import { caseRoutes } from './cases/routes.ts';
 import { CommentsStore } from './collaboration/comments-store.ts';
 import { commentRoutes } from './collaboration/routes.ts';
@@ -217,11 +219,11 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   }
   await app.register(ingestScope([ingestRoutes, bulkRoutes, otlpRoutes]), { ctx, pipeline: ingest });
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
-  // Case jobs live in memory: archives and uploads of a previous run are unreachable, so removed.
-  rmSync(path.join(config.dataDir, 'cases'), { recursive: true, force: true });
-  const caseJobs = new CaseJobs((job) => {
+  // Case jobs outlive a restart; those it cut short are reported as failed, their leftovers removed.
+  const caseJobs = new CaseJobs(new CaseJobsStore(db), (job) => {
     if (job.kind === 'export') rmSync(exportFile(ctx, job.id), { force: true });
   });
+  await recoverCaseJobs(ctx, caseJobs);
   await app.register(caseRoutes as never, { ctx, jobs: caseJobs });
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);
   await app.register(syslogListenerRoutes as never, { ctx, listeners: syslogListeners });

@@ -76,7 +76,10 @@ export async function runCaseImport(
   actor: string,
 ): Promise<void> {
   const fractalId = randomUUID();
+  // Recorded before the first event is stored: a crash before the fractal exists is swept at the next start.
+  jobs.storingUnder(job, fractalId);
   let eventsStored = false;
+  let created = false;
   try {
     job.events_total = verified.manifest.event_count;
     job.phase = 'storing events';
@@ -161,13 +164,28 @@ export async function runCaseImport(
           carried_custody: carriedCustody(verified.custody),
         },
       });
+      // The job is done with the fractal, in the same transaction: a restart finds both or neither.
+      job.fractal_id = fractalId;
+      jobs.finish(job);
+      jobs.swept(job);
     })();
-    job.fractal_id = fractalId;
+    created = true;
     ctx.fractals.saveStats(fractalId, await ctx.logs.stats(fractalId));
-    jobs.finish(job);
   } catch (err) {
+    if (created) {
+      ctx.log.warn({ err: (err as Error).message, fractal: fractalId }, 'the imported fractal\'s figures were not saved; they are counted again later');
+      return;
+    }
     const why = (unreadable(err) as Error).message;
-    if (eventsStored) await ctx.logs.deleteFractal(fractalId).catch((e) => ctx.log.error({ err: (e as Error).message, fractal: fractalId }, 'could not remove the events of a failed case import'));
+    job.fractal_id = null;
+    let removed = true;
+    if (eventsStored) {
+      removed = await ctx.logs.deleteFractal(fractalId).then(
+        () => true,
+        (e) => (ctx.log.error({ err: (e as Error).message, fractal: fractalId }, 'could not remove the events of a failed case import; the next start removes them'), false),
+      );
+    }
+    if (removed) jobs.swept(job);
     jobs.finish(job, `The case import failed and nothing of it was kept: ${why}`);
     ctx.log.error({ err: why, job: job.id }, 'case import failed');
   }

@@ -1,8 +1,11 @@
 // Case exports and imports run as jobs: the request that starts one answers with it at once (an
 // import after its archive was received and verified), and the page follows it with GET until it
-// is done or failed. Jobs live in memory (the newest 200); an export's archive stays on disk under
-// SVC_DATA_DIR/cases/exports until deleted with its job, or until the service restarts.
+// is done or failed. The newest 200 jobs are kept, in memory and in SQLite (case-jobs-store.ts),
+// saved when they start, every few seconds while they run and when they end; an export's archive
+// stays on disk under SVC_DATA_DIR/cases/exports until its job is deleted or dropped. A start
+// reports the jobs a stop or crash cut short as failed (recoverCaseJobs).
 import { randomUUID } from 'node:crypto';
+import type { CaseJobsStore } from './case-jobs-store.ts';
 
 export type CaseJobKind = 'export' | 'import';
 export type CaseJobStatus = 'running' | 'done' | 'failed';
@@ -40,15 +43,28 @@ export interface CaseJob {
 }
 
 const KEEP = 200;
+/** How often a running job's progress is saved (what a job cut short by a crash shows). */
+const SAVE_EVERY_MS = 2_000;
 
 export class CaseJobs {
   private readonly jobs = new Map<string, CaseJob>();
   private readonly running = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  private readonly saver: NodeJS.Timeout;
   /** Aborted when the service stops: running jobs end as failed, and a failed import keeps nothing. */
   readonly signal = this.stopping.signal;
-  /** Called with a job that is dropped from memory (its export archive goes with it). */
-  constructor(private readonly onDrop: (job: CaseJob) => void = () => undefined) {}
+
+  /** `onDrop`: called with a job that is dropped (its export archive goes with it). */
+  constructor(
+    readonly store: CaseJobsStore,
+    private readonly onDrop: (job: CaseJob) => void = () => undefined,
+  ) {
+    for (const j of store.newest(KEEP)) this.jobs.set(j.id, j);
+    this.saver = setInterval(() => {
+      for (const j of this.jobs.values()) if (j.status === 'running') store.save(j);
+    }, SAVE_EVERY_MS);
+    this.saver.unref();
+  }
 
   start(kind: CaseJobKind, fields: { fractal_id: string | null; fractal_name: string; created_by: string; phase: string }): CaseJob {
     const job: CaseJob = {
@@ -66,11 +82,11 @@ export class CaseJobs {
       ...fields,
     };
     this.jobs.set(job.id, job);
+    this.store.save(job);
     for (const old of this.jobs.values()) {
       if (this.jobs.size <= KEEP) break;
       if (old.status === 'running') continue;
-      this.jobs.delete(old.id);
-      this.onDrop(old);
+      this.delete(old.id);
     }
     return job;
   }
@@ -90,6 +106,17 @@ export class CaseJobs {
     else job.progress = 1;
     job.phase = error === undefined ? 'done' : 'failed';
     job.finished_at = new Date().toISOString();
+    this.store.save(job);
+  }
+
+  /** A case import stores its events under `fractalId` (before that fractal exists): recorded first, so a crash's leftovers are found. */
+  storingUnder(job: CaseJob, fractalId: string): void {
+    this.store.setTarget(job.id, fractalId);
+  }
+
+  /** The import's events belong to its fractal now, or were removed: nothing to sweep. */
+  swept(job: { id: string }): void {
+    this.store.setTarget(job.id, null);
   }
 
   /** Runs a job's work in the background; its own errors are its job's (the work records them). */
@@ -101,6 +128,7 @@ export class CaseJobs {
   /** Stops running jobs and waits for them to clean up (before storage closes). */
   async stop(): Promise<void> {
     this.stopping.abort();
+    clearInterval(this.saver);
     await Promise.allSettled([...this.running]);
   }
 
@@ -108,6 +136,7 @@ export class CaseJobs {
     const job = this.jobs.get(id);
     if (job) {
       this.jobs.delete(id);
+      this.store.delete(id);
       this.onDrop(job);
     }
     return job;

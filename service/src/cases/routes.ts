@@ -33,7 +33,7 @@ const JobParams = Type.Object({ id: Uuid, job_id: Uuid });
 export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
   const exportJob = (fractalId: string, jobId: string): CaseJob => {
     const job = jobs.get(jobId);
-    if (!job || job.kind !== 'export' || job.fractal_id !== fractalId) throw notFound(`Case export ${jobId} not found (jobs are kept until the service restarts).`);
+    if (!job || job.kind !== 'export' || job.fractal_id !== fractalId) throw notFound(`Case export ${jobId} not found (the newest 200 jobs are kept).`);
     return job;
   };
 
@@ -77,7 +77,7 @@ export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
   app.get('/api/v1/case-imports', { config: admins }, async () => ok(jobs.list((j) => j.kind === 'import')));
   app.get('/api/v1/case-imports/:job_id', { config: admins, schema: { params: Type.Object({ job_id: Uuid }) } }, async (req) => {
     const job = jobs.get(req.params.job_id);
-    if (!job || job.kind !== 'import') throw notFound(`Case import ${req.params.job_id} not found (jobs are kept until the service restarts).`);
+    if (!job || job.kind !== 'import') throw notFound(`Case import ${req.params.job_id} not found (the newest 200 jobs are kept).`);
     return ok(job);
   });
 

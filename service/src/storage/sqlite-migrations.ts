@@ -765,6 +765,32 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
     run: addSyslogNgNumbersToDefault,
   },
   {
+    version: 13,
+    name: 'case jobs',
+    // Case exports and imports as jobs that outlive a restart (cases/case-jobs-store.ts).
+    sql: `
+      CREATE TABLE case_jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('export', 'import')),
+        status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+        phase TEXT NOT NULL,
+        progress REAL NOT NULL DEFAULT 0,
+        events_total INTEGER NOT NULL DEFAULT 0,
+        events_done INTEGER NOT NULL DEFAULT 0,
+        bytes_done INTEGER NOT NULL DEFAULT 0,
+        fractal_id TEXT,
+        fractal_name TEXT NOT NULL,
+        errors TEXT NOT NULL DEFAULT '[]',
+        archive TEXT,
+        created_by TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        target_fractal_id TEXT
+      );
+      CREATE INDEX case_jobs_started ON case_jobs(started_at);
+    `,
+  },
+  {
     version: 17,
     name: 'alert firings carried in by a case archive',
     // A firing restored from a case archive is evidence of that case: the 30-day pruning of this

@@ -1,0 +1,89 @@
+// Case jobs in SQLite (`case_jobs`, migration 13), so they outlive a restart: a finished export
+// keeps its archive and download, and a job a stop or a crash cut short is reported as failed
+// rather than vanishing. `target_fractal_id` is set before a case import stores its first event
+// (its events go in under that id before the fractal exists) and cleared once they belong to the
+// created fractal or were removed: a start finds any left by a crash and sweeps them.
+import type { Db } from '../storage/sqlite.ts';
+import { preparedOnce } from '../storage/sqlite.ts';
+import type { CaseArchiveInfo, CaseJob, CaseJobKind, CaseJobStatus } from './case-jobs.ts';
+
+interface JobRow {
+  id: string;
+  kind: CaseJobKind;
+  status: CaseJobStatus;
+  phase: string;
+  progress: number;
+  events_total: number;
+  events_done: number;
+  bytes_done: number;
+  fractal_id: string | null;
+  fractal_name: string;
+  errors: string;
+  archive: string | null;
+  created_by: string;
+  started_at: string;
+  finished_at: string | null;
+  target_fractal_id: string | null;
+}
+
+const toJob = (r: JobRow): CaseJob => ({
+  id: r.id,
+  kind: r.kind,
+  status: r.status,
+  phase: r.phase,
+  progress: r.progress,
+  events_total: r.events_total,
+  events_done: r.events_done,
+  bytes_done: r.bytes_done,
+  fractal_id: r.fractal_id,
+  fractal_name: r.fractal_name,
+  errors: JSON.parse(r.errors) as string[],
+  archive: r.archive ? (JSON.parse(r.archive) as CaseArchiveInfo) : null,
+  created_by: r.created_by,
+  started_at: r.started_at,
+  finished_at: r.finished_at,
+});
+
+export class CaseJobsStore {
+  private readonly sql;
+
+  constructor(private readonly db: Db) {
+    this.sql = preparedOnce(db);
+  }
+
+  /** The newest `limit` jobs, oldest first. */
+  newest(limit: number): CaseJob[] {
+    const rows = this.sql('SELECT * FROM case_jobs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit) as JobRow[];
+    return rows.reverse().map(toJob);
+  }
+
+  /** Writes the job as it stands (inserted the first time). */
+  save(j: CaseJob): void {
+    this.sql(
+      `INSERT INTO case_jobs (id, kind, status, phase, progress, events_total, events_done, bytes_done, fractal_id, fractal_name, errors, archive, created_by, started_at, finished_at)
+       VALUES (@id, @kind, @status, @phase, @progress, @events_total, @events_done, @bytes_done, @fractal_id, @fractal_name, @errors, @archive, @created_by, @started_at, @finished_at)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, phase = excluded.phase, progress = excluded.progress, events_total = excluded.events_total,
+         events_done = excluded.events_done, bytes_done = excluded.bytes_done, fractal_id = excluded.fractal_id, fractal_name = excluded.fractal_name,
+         errors = excluded.errors, archive = excluded.archive, finished_at = excluded.finished_at`,
+    ).run({ ...j, errors: JSON.stringify(j.errors), archive: j.archive ? JSON.stringify(j.archive) : null });
+  }
+
+  delete(id: string): void {
+    this.sql('DELETE FROM case_jobs WHERE id = ?').run(id);
+  }
+
+  /** A case import's events go in under this fractal id; null once they are the fractal's or removed. */
+  setTarget(id: string, fractalId: string | null): void {
+    this.sql('UPDATE case_jobs SET target_fractal_id = ? WHERE id = ?').run(fractalId, id);
+  }
+
+  /** Jobs a stop or crash left running. */
+  interrupted(): CaseJob[] {
+    return (this.sql(`SELECT * FROM case_jobs WHERE status = 'running' ORDER BY started_at`).all() as JobRow[]).map(toJob);
+  }
+
+  /** Case imports whose events may be in storage under an id no fractal has: id and that fractal id. */
+  unswept(): Array<{ id: string; target_fractal_id: string }> {
+    return this.sql(`SELECT id, target_fractal_id FROM case_jobs WHERE target_fractal_id IS NOT NULL AND status != 'running'`).all() as Array<{ id: string; target_fractal_id: string }>;
+  }
+}
