@@ -171,24 +171,20 @@ export interface RunOptions {
   budget?: ResultBudget;
   /** No analyst waits on it (Analytics StreamOptions): ingest does not give way to it. */
   background?: boolean;
-  /** Its engine threads run at a lower OS priority (executableSql): the service's requests go first. */
+  /** Its engine threads run at a lower OS priority (Analytics StreamOptions): the service's requests go first. */
   lowPriority?: boolean;
 }
-
-/** The OS priority (nice) of a low-priority statement's engine threads: the event loop (0) weighs about nine times as much. */
-const LOW_PRIORITY_NICE = 10;
 
 /**
  * The statement as sent, with the per-query limits the engine itself enforces: the time-out (not
  * only the HTTP wait), memory (heavy GROUP BY and ORDER BY spill to disk first) and result bytes.
  */
-export function executableSql(sql: string, timeoutS: number, lowPriority = false): string {
+export function executableSql(sql: string, timeoutS: number): string {
   const memory = Math.floor(queryLimits.maxMemoryBytes);
   return (
     `${sql} SETTINGS max_execution_time = ${Math.max(1, Math.floor(timeoutS))}, timeout_overflow_mode = 'throw', ` +
     `max_memory_usage = ${memory}, max_bytes_before_external_group_by = ${Math.floor(memory / 2)}, max_bytes_before_external_sort = ${Math.floor(memory / 2)}, ` +
-    `max_result_bytes = ${Math.floor(2 * queryLimits.resultBudgetBytes)}, result_overflow_mode = 'throw'` +
-    (lowPriority ? `, os_thread_priority = ${LOW_PRIORITY_NICE}` : '')
+    `max_result_bytes = ${Math.floor(2 * queryLimits.resultBudgetBytes)}, result_overflow_mode = 'throw'`
   );
 }
 
@@ -210,11 +206,11 @@ export async function* streamQueryRows(ch: Analytics, q: CompiledQuery, opts: Ru
   // Row hooks (chain's _chain_events) may look up more, each statement under the same limits.
   const fetchRows = async (sql: string, params: Record<string, unknown>): Promise<unknown[][]> => {
     const out: unknown[][] = [];
-    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS, opts.lowPriority), params, { signal, background: opts.background })) out.push(...chunk);
+    for await (const chunk of ch.streamRows(executableSql(sql, opts.timeoutS), params, { signal, background: opts.background, lowPriority: opts.lowPriority })) out.push(...chunk);
     return out;
   };
   try {
-    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS, opts.lowPriority), q.params, { signal, background: opts.background })) {
+    for await (const chunk of ch.streamRows(executableSql(q.sql, opts.timeoutS), q.params, { signal, background: opts.background, lowPriority: opts.lowPriority })) {
       const rows = chunk.map(shape);
       for (const hook of q.pipeline.rowHooks) await hook(rows, fetchRows);
       const fit = budget.fit(rows);

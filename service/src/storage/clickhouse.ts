@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import type { ClickHouseRemote, Config } from '../config.ts';
+import { LowPriorityThreads } from './low-priority-threads.ts';
 import { SearchActivity } from './search-activity.ts';
 
 export interface Analytics {
@@ -41,7 +42,17 @@ export interface StreamOptions {
    * exports): ingest does not give way to it, so a dashboard on a wall never holds back shippers.
    */
   background?: boolean;
+  /**
+   * Nobody waits on it at all (a shared link's refresh, whose readers meanwhile get the last
+   * answer): the engine's threads for it run at nice LOW_PRIORITY_NICE (`os_thread_priority`), so
+   * they cannot starve the event loop that serves requests. Applied where the engine may change
+   * thread priorities (CAP_SYS_NICE); elsewhere the engine ignores it.
+   */
+  lowPriority?: boolean;
 }
+
+/** The nice value of a low-priority statement's engine threads: the event loop (0) weighs about nine times as much. */
+export const LOW_PRIORITY_NICE = 10;
 
 /**
  * Settings of every insert into the logs: a string value stays a string in the `fields` JSON.
@@ -49,6 +60,9 @@ export interface StreamOptions {
  * differently ("2024-01-01T00:00:00Z" as "2024-01-01 00:00:00") and stop equalling what was sent.
  */
 const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0 } as const;
+
+/** The statement with one more setting: our statements end with at most one SETTINGS clause. */
+const withSetting = (sql: string, setting: string): string => (/ SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, ${setting}` : `${sql} SETTINGS ${setting}`);
 
 /** A time as the text DateTime64 parameters and JSONEachRow read ("YYYY-MM-DD hh:mm:ss.mmm", UTC). */
 export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
@@ -58,6 +72,8 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
   const t = config.clickhouse ? remoteTransport(config.clickhouse) : await embeddedTransport(path.join(config.dataDir, 'clickhouse'), config.engineMaxMemoryBytes);
   let closed = false;
   const searches = new SearchActivity();
+  // In-process, the engine's pool threads are ours: put back those a low-priority statement left niced.
+  const lowPriority = config.clickhouse ? null : new LowPriorityThreads(LOW_PRIORITY_NICE);
   return {
     client: t.client,
     transport: config.clickhouse ? 'remote' : 'embedded',
@@ -66,10 +82,12 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     insertFormatted: t.insertFormatted,
     async *streamRows(sql, params, opts) {
       const ended = opts.background ? null : searches.begin();
+      const low = opts.lowPriority ? lowPriority?.begin() : undefined;
       try {
-        yield* t.streamRows(sql, params, opts);
+        yield* t.streamRows(opts.lowPriority ? withSetting(sql, `os_thread_priority = ${LOW_PRIORITY_NICE}`) : sql, params, opts);
       } finally {
         ended?.();
+        low?.();
       }
     },
     searches,
@@ -166,7 +184,7 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
         if (signal?.aborted) return;
         // The engine records the statement re-formatted (comments dropped), settings kept: the tag
         // rides in log_comment. Our statements end with at most one SETTINGS clause.
-        const tagged = / SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, log_comment = '${tag}'` : `${sql} SETTINGS log_comment = '${tag}'`;
+        const tagged = withSetting(sql, `log_comment = '${tag}'`);
         const stream = session.queryStreamBind(tagged, params, { format: 'JSONCompactEachRow' });
         try {
           for await (const chunk of stream) {
