@@ -4,6 +4,7 @@
 // is a real ClickHouse HTTP interface (the bridge over the embedded engine) that stops taking
 // inserts while a test holds them, as a busy server would.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -208,6 +209,45 @@ test('a mix of large and small records is pushed back by bytes: the queue never 
     const large = rows.find((r) => r.fields.kind === 'large')!;
     assert.equal(large.fields.attr_59, '9'.repeat(1500));
     assert.equal(rows.find((r) => r.fields.kind === 'small')!.fields['nested.path'], '/x');
+  } finally {
+    if (!released) release();
+  }
+});
+
+test('a body whose Content-Length cannot fit in the queue is refused with 429 before it is read (the rest of it is never awaited)', async () => {
+  const release = bridge.holdInserts();
+  let released = false;
+  try {
+    // 1,000 logs held: the queue is not empty, so it takes no body larger than the room left.
+    assert.equal((await ingest(docs(40_000, 1000, { kind: 'held' }))).status, 200);
+    const declared = 4 * 1024 * 1024; // more than the 4 MiB bound minus what is queued
+    const answer = await new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+      const req = http.request(`${a.url}/api/v1/ingest`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/x-ndjson', 'content-length': String(declared) },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body });
+        });
+      });
+      req.on('error', reject);
+      // Only the first 64 KB is ever sent: the answer must come without the rest.
+      req.write(docs(50_000, 1000, { kind: 'never' }).map((d) => JSON.stringify(d)).join('\n').slice(0, 64 * 1024));
+    });
+    assert.equal(answer.status, 429, answer.body);
+    assert.equal(answer.retryAfter, '1');
+    assert.match((await queueLayer()).detail, /Content-Length\) would pass SVC_INGEST_QUEUE_BYTES, refused before its body was read/);
+    // A body that fits is still taken.
+    assert.equal((await ingest(docs(41_000, 10, { kind: 'held' }))).status, 200);
+    release();
+    released = true;
+    const rows = await waitForLogs(a, fractal.id, 9500 + 1010, 60_000);
+    assert.equal(rows.filter((r) => r.fields.kind === 'held').length, 1010);
+    assert.equal(rows.filter((r) => r.fields.kind === 'never').length, 0);
   } finally {
     if (!released) release();
   }

@@ -37,6 +37,8 @@ const LOG_ID = /"log_id":"([0-9a-f-]{36})"/;
 /** The ingest time of a spooled row, to the millisecond. */
 const INGEST_TS = /"ingest_timestamp":"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})/;
 const MAX_REPORTED_ERRORS = 5;
+/** How many requests' rows-per-text-byte ratios admit() judges a body's length by. */
+const RATIOS_KEPT = 16;
 /** A \uD800-\uDFFF escape in a JSON text: cheap to look for, and only then are the values checked. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
@@ -63,9 +65,10 @@ export interface IngestPipeline {
   authenticate(req: FastifyRequest): ResolvedToken;
   /**
    * Admission before the body is read: 429 with Retry-After when over SVC_INGEST_RATE_LIMIT/BURST,
-   * or when the queue is full and the route cannot refuse records one by one (`answersPerItem`).
+   * or, on a route that cannot refuse records one by one (`answersPerItem`), when the queue is full
+   * or has no room for the rows a body of `bodyBytes` (its Content-Length) would make.
    */
-  admit(opts?: { answersPerItem?: boolean }): void;
+  admit(opts?: { answersPerItem?: boolean; bodyBytes?: number }): void;
   /**
    * Parses, normalizes, stamps, spools and queues, all or nothing: throws 429 when the queue has
    * no room for all the request's logs (or the fractal is over its quota), 503 when the spool
@@ -130,6 +133,13 @@ export class Ingest implements IngestPipeline {
    */
   private readonly unsettled = new Map<string, number>();
   private lastStampMs = 0;
+  /**
+   * Bytes of queued rows per byte of record text of the last requests accepted (rows add the
+   * columns, escape the record, and carry the fields again when the pipeline changed them): the
+   * smallest of them is what a body of known length will take in the queue at least, so a body
+   * that cannot fit is refused before it is read and parsed. Never below 1: a row holds its text.
+   */
+  private readonly rowBytesPerTextByte: number[] = [];
   /** Storage insert latency, for the pressure report: the last insert and a moving average. */
   lastInsertMs: number | null = null;
   avgInsertMs: number | null = null;
@@ -217,10 +227,18 @@ export class Ingest implements IngestPipeline {
     return this.queue.whenRoom();
   }
 
-  admit(opts: { answersPerItem?: boolean } = {}): void {
+  admit(opts: { answersPerItem?: boolean; bodyBytes?: number } = {}): void {
     // A route whose answer has no items (nothing but the whole request can be refused) is turned
-    // away before its body is read while the queue is full: no memory or parsing spent on it.
+    // away before its body is read while the queue is full, or when the rows its body would make
+    // (Content-Length × the fewest rows per text byte of the last requests) cannot fit: no memory or parsing spent
+    // on a request accept() would refuse anyway. A compressed body's length is less than its text,
+    // so it is never refused here wrongly; a body without a length is judged once parsed.
     if (!opts.answersPerItem && !this.queue.hasRoom) throw this.queueFull(0);
+    if (!opts.answersPerItem && opts.bodyBytes) {
+      const ratios = this.rowBytesPerTextByte;
+      const bytes = Math.round(opts.bodyBytes * (ratios.length ? Math.max(1, Math.min(...ratios)) : 1));
+      if (!this.queue.hasRoomFor(bytes)) throw this.queueFull(0, bytes);
+    }
     // Searches first: while one streams and storage is already behind, a request that can be
     // refused whole is turned away before its body is read or parsed, so the search gets the
     // cores; the shipper retries after a second, when the queue has drained some.
@@ -266,6 +284,8 @@ export class Ingest implements IngestPipeline {
     const rowMiddle = `","ingest_timestamp":"${ingestTs}","log_id":"`;
     let current: RowWriter | null = null;
     let rejected = 0;
+    /** The record text the rows were made from (records parsed from a body, not given as fields). */
+    let textBytes = 0;
 
     for (let i = 0; i < records.length; i++) {
       const rec = records[i]!;
@@ -298,6 +318,7 @@ export class Ingest implements IngestPipeline {
           current = null;
         }
         outcomes[i] = { ok: true, logId };
+        if (!rec.fields) textBytes += rec.text.length + 1;
       } catch (err) {
         if (!(err instanceof ParseError)) throw err;
         rejected++;
@@ -319,6 +340,9 @@ export class Ingest implements IngestPipeline {
       rows: c.finish(),
     }));
     const bytes = batches.reduce((n, b) => n + batchBytes(b.rows), 0);
+    if (textBytes > 0) {
+      if (this.rowBytesPerTextByte.push(bytes / textBytes) > RATIOS_KEPT) this.rowBytesPerTextByte.shift();
+    }
     if (!this.queue.reserve(accepted, bytes)) throw this.queueFull(accepted, bytes);
     for (const b of batches) this.unsettled.set(b.id, stampMs);
     try {

@@ -53,7 +53,8 @@ export function ingestScope(routes: IngestRoutes[]) {
       const access = req.routeOptions.config?.access;
       if (!access || !('ingest' in access)) return;
       req.ingestToken = deps.pipeline.authenticate(req);
-      deps.pipeline.admit({ answersPerItem: req.routeOptions.config.answersPerItem === true });
+      const length = Number(req.headers['content-length']);
+      deps.pipeline.admit({ answersPerItem: req.routeOptions.config.answersPerItem === true, bodyBytes: Number.isFinite(length) && length > 0 ? length : undefined });
     });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) => done(null, body));

@@ -105,6 +105,11 @@ export class IngestQueue {
     return this.logs === 0 || (this.logs < this.logCapacity && this.bytes < this.o.maxBytes);
   }
 
+  /** False when rows of `bytes` bytes would pass the byte bound (an empty queue takes anything). */
+  hasRoomFor(bytes: number): boolean {
+    return this.logs === 0 || this.bytes + bytes <= this.o.maxBytes;
+  }
+
   /** Resolves the next time room is released (or at once when the queue is stopping). */
   whenRoom(): Promise<void> {
     if (!this.running) return Promise.resolve();
@@ -168,7 +173,12 @@ export class IngestQueue {
     const holds = `the queue holds ${n(this.logs)} of ${n(this.logCapacity)} logs (${this.o.slots} slots of ${n(SLOT_LOGS)}) and ${mb(this.bytes)} of ${mb(this.o.maxBytes)}`;
     const overLogs = logs > 0 ? this.logs + logs > this.logCapacity : this.logs >= this.logCapacity;
     const bound = overLogs ? 'SVC_INGEST_QUEUE_SIZE' : 'SVC_INGEST_QUEUE_BYTES';
-    const what = logs > 0 ? `${n(logs)} more logs (${mb(bytes)}) would pass ${bound}` : `full (${bound})`;
+    const what =
+      logs > 0
+        ? `${n(logs)} more logs (${mb(bytes)}) would pass ${bound}`
+        : bytes > 0
+          ? `a request of about ${mb(bytes)} of rows (from its Content-Length) would pass SVC_INGEST_QUEUE_BYTES, refused before its body was read`
+          : `full (${bound})`;
     return `${what}: ${holds}, waiting for storage to take them`;
   }
 

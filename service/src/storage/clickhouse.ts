@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import type { ClickHouseRemote, Config } from '../config.ts';
+import { lowerMergePriority } from './engine-threads.ts';
 import { LowPriorityThreads } from './low-priority-threads.ts';
 import { SearchActivity } from './search-activity.ts';
 
@@ -58,8 +59,11 @@ export const LOW_PRIORITY_NICE = 10;
  * Settings of every insert into the logs: a string value stays a string in the `fields` JSON.
  * The engine otherwise turns ISO dates and times into Date/DateTime values, which print back
  * differently ("2024-01-01T00:00:00Z" as "2024-01-01 00:00:00") and stop equalling what was sent.
+ * An insert is a low-priority statement: its engine threads run at nice LOW_PRIORITY_NICE, so
+ * ingest gives way to the analyst's searches and the event loop on the cores too (the threads
+ * it leaves niced are put back once no low-priority statement runs, as for streamRows).
  */
-const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0 } as const;
+const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0, os_thread_priority: String(LOW_PRIORITY_NICE) } as const;
 
 /** The statement with one more setting: our statements end with at most one SETTINGS clause. */
 const withSetting = (sql: string, setting: string): string => (/ SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, ${setting}` : `${sql} SETTINGS ${setting}`);
@@ -79,7 +83,15 @@ export async function openAnalytics(config: Config): Promise<Analytics> {
     transport: config.clickhouse ? 'remote' : 'embedded',
     database,
     table: (name) => `${database}.${name}`,
-    insertFormatted: t.insertFormatted,
+    async insertFormatted(table, format, data) {
+      // Its threads run niced (INSERT_SETTINGS); the ones left so are put back after the last one.
+      const low = lowPriority?.begin();
+      try {
+        await t.insertFormatted(table, format, data);
+      } finally {
+        low?.();
+      }
+    },
     async *streamRows(sql, params, opts) {
       const ended = opts.background ? null : searches.begin();
       const low = opts.lowPriority ? lowPriority?.begin() : undefined;
@@ -163,6 +175,7 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
   // A chDB session streams one query at a time; sessions on the same directory coexist, so
   // streams get a small pool of their own sessions (opened on first use, closed with the engine).
   const idle: InstanceType<typeof chdb.Session>[] = [first];
+  const stopSweep = lowerMergePriority();
   const all: InstanceType<typeof chdb.Session>[] = [first];
   return {
     client,
@@ -205,6 +218,7 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
       await connection.chdb.rawInsert({ table, values, format, settings: INSERT_SETTINGS });
     },
     async release() {
+      stopSweep();
       for (const session of all) session.close();
       // close() can return while the engine still holds the data directory; wait until it is
       // really free, so a restart in the same process (tests, the desktop shell) can reopen it.
