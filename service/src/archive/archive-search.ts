@@ -54,6 +54,8 @@ const ARCHIVED_COLUMNS = `toUUID(a_fractal_id) AS fractal_id, fromUnixTimestamp6
   CAST(if(a_fields = '', a_raw, a_fields) AS JSON) AS fields, a_fields AS fields_text, toUInt8(1) AS from_archive`;
 const FIELDS_TEXT = "if(fields = '', raw, fields)";
 
+const NEVER_REACHED = '1000000000000000000';
+
 /** Files checked once stay checked (an archived file never changes: a rewrite has a new name). */
 const CHECKED_MAX = 100_000;
 
@@ -132,13 +134,16 @@ export class ArchiveSearch {
     const byDay = new Map<string, string[]>();
     for (const f of files) byDay.set(f.day, [...(byDay.get(f.day) ?? []), `${fractalId}/${f.key}`]);
     const days = [...byDay.values()].map((keys) => `SELECT ${FILE_COLUMNS} FROM ${backend.engineSource(keys, ARCHIVE_STRUCTURE)} WHERE ${where.map((c) => `(${c})`).join(' AND ')}`);
-    let sql = `SELECT ${ARCHIVED_COLUMNS} FROM (${days.join(' UNION ALL ')})`;
+    let rows = `SELECT * FROM (${days.join(' UNION ALL ')})`;
     if (o.compareIdsFrom !== null) {
       const id = sqlString(fractalId);
-      sql += ` WHERE timestamp_ns < ${o.compareIdsFrom} OR toUUID(a_log_id) NOT IN (SELECT log_id FROM ${this.ch.table('logs')}
+      rows += ` WHERE timestamp_ns < ${o.compareIdsFrom} OR toUUID(a_log_id) NOT IN (SELECT log_id FROM ${this.ch.table('logs')}
         WHERE fractal_id = toUUID(${id}) AND timestamp >= fromUnixTimestamp64Nano(${o.compareIdsFrom}, 'UTC') AND timestamp <= fromUnixTimestamp64Nano(${o.endNs}, 'UTC'))`;
     }
-    return sql;
+    // The LIMIT (never reached) keeps the engine from pushing the query's own conditions below it:
+    // pushed down, they parsed every row's fields before the cheap tests above had dropped it
+    // (1.4 million rows: about 6 s of CPU instead of 0.3).
+    return `SELECT ${ARCHIVED_COLUMNS} FROM (${rows} LIMIT ${NEVER_REACHED})`;
   }
 
   /** A query failed: an archived file may have been damaged since it was checked; the next read checks again. */
