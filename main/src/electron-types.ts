@@ -38,6 +38,8 @@ export type MenuEntry =
 
 export interface TrayLike {
   on(event: 'click', listener: () => void): unknown;
+  /** Shows new status: index.ts sets the tooltip and builds the native menu from the template. */
+  update(menu: MenuEntry[], tooltip: string): void;
   destroy(): void;
 }
 

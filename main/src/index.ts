@@ -65,9 +65,16 @@ runShell({
   createWindow: () => createWindow(() => appUrl),
   createTray: (menu: MenuEntry[], tooltip: string) => {
     const tray = new Tray(nativeImage.createFromPath(TRAY_ICON));
-    tray.setToolTip(tooltip);
-    tray.setContextMenu(Menu.buildFromTemplate(menu));
-    return tray;
+    const update = (m: MenuEntry[], t: string) => {
+      tray.setToolTip(t);
+      tray.setContextMenu(Menu.buildFromTemplate(m));
+    };
+    update(menu, tooltip);
+    return {
+      on: (event: 'click', listener: () => void) => tray.on(event, listener),
+      update,
+      destroy: () => tray.destroy(),
+    };
   },
   clipboard,
   dialog: {

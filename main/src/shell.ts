@@ -10,9 +10,10 @@ import type { AppLike, DialogLike, MenuEntry, TrayLike, WindowLike } from './ele
 import { waitForHealth } from './health.ts';
 import { ingestAddress, type Interfaces } from './ingest-address.ts';
 import { trayMenuTemplate } from './tray-menu.ts';
+import { TrayStatus } from './tray-status.ts';
 
 /** The part of the service's Appliance the shell relies on (keeps fakes honest and small). */
-export type ShellAppliance = Pick<Appliance, 'url' | 'port' | 'firstStart' | 'stop'>;
+export type ShellAppliance = Pick<Appliance, 'url' | 'port' | 'firstStart' | 'stop' | 'activity'>;
 
 export interface ShellDeps {
   app: AppLike;
@@ -31,6 +32,8 @@ export interface ShellDeps {
   health?: { timeoutMs?: number; intervalMs?: number };
   /** A service that will not stop must not keep the app from exiting forever. */
   stopTimeoutMs?: number;
+  /** How often the tray's ingest rate and imports are read again (ms). */
+  trayIntervalMs?: number;
   log?: (line: string) => void;
 }
 
@@ -78,6 +81,7 @@ export async function runShell(deps: ShellDeps): Promise<ShellResult> {
   let appliance: ShellAppliance | null = null;
   let starting: Promise<unknown> = Promise.resolve();
   let shutdown: Promise<void> | null = null;
+  let trayTimer: NodeJS.Timeout | null = null;
   const quitting = new AbortController(); // cancels the health wait when the user quits early
 
   const showWindow = () => {
@@ -92,6 +96,7 @@ export async function runShell(deps: ShellDeps): Promise<ShellResult> {
   const stopAndExit = (code: number): Promise<void> => {
     shutdown ??= (async () => {
       quitting.abort(new Error('quit requested'));
+      if (trayTimer) clearInterval(trayTimer);
       await starting.catch(() => {}); // a start still in flight must finish before it can be stopped
       if (appliance) {
         try {
@@ -171,13 +176,31 @@ export async function runShell(deps: ShellDeps): Promise<ShellResult> {
   });
   win.loadURL(svc.url).catch((e) => log(`loading ${svc.url} failed: ${firstLine(e)}`));
 
-  const menu = trayMenuTemplate({
+  const actions = {
     open: showWindow,
     copyIngestAddress: () => deps.clipboard.writeText(address),
     quit: () => app.quit(),
-  });
-  tray = deps.createTray(menu, `Log Appliance: ingest at ${address}`);
+  };
+  const menu = trayMenuTemplate(actions);
+  const trayIcon = deps.createTray(menu, `Log Appliance: ingest at ${address}`);
+  tray = trayIcon;
   tray.on('click', showWindow);
+  // The tray keeps the ingest rate and any import in progress current; redrawn only on a change.
+  const status = new TrayStatus(address, () => svc.activity());
+  let shown = '';
+  const refresh = async () => {
+    try {
+      const view = await status.sample();
+      if (shutdown || view.tooltip === shown) return;
+      shown = view.tooltip;
+      trayIcon.update(trayMenuTemplate(actions, view.lines), view.tooltip);
+    } catch (e) {
+      log(`tray status: ${firstLine(e)}`);
+    }
+  };
+  void refresh();
+  trayTimer = setInterval(() => void refresh(), deps.trayIntervalMs ?? 2_000);
+  trayTimer.unref?.();
 
   if (svc.firstStart) {
     // The headless service prints these once to stdout; a desktop user has no terminal.

@@ -6,12 +6,16 @@ export const LABEL_OPEN = 'Open Log Appliance';
 export const LABEL_COPY = 'Copy ingest address';
 export const LABEL_QUIT = 'Quit';
 
+/** `status`: lines shown first, greyed out (the ingest rate and imports, tray-status.ts). */
 export function trayMenuTemplate(actions: {
   open: () => void;
   copyIngestAddress: () => void;
   quit: () => void;
-}): MenuEntry[] {
+}, status: string[] = []): MenuEntry[] {
+  const noop = () => {};
   return [
+    ...status.map((label): MenuEntry => ({ label, click: noop, enabled: false })),
+    ...(status.length > 0 ? [{ type: 'separator' } as const] : []),
     { label: LABEL_OPEN, click: actions.open },
     { label: LABEL_COPY, click: actions.copyIngestAddress },
     { type: 'separator' },

@@ -105,7 +105,16 @@ export interface Appliance {
   metricsUrl: string | null;
   /** Every route the service answers (method and URL pattern): what the fuzz tests walk. */
   routes: readonly RouteEntry[];
+  /** What the desktop shell's tray shows: logs stored so far (a rate from two readings) and the imports running. */
+  activity(): Promise<ApplianceActivity>;
   stop(): Promise<void>;
+}
+
+export interface ApplianceActivity {
+  /** Logs inserted into storage since the service started (live ingest and imports alike). */
+  logsStored: number;
+  /** Imports not ended, oldest first: file name, fractal, bytes of the stored file read of its size, events so far. */
+  imports: Array<{ name: string; fractal: string; phase: string; bytesRead: number; sizeBytes: number; eventsAccepted: number }>;
 }
 
 export interface RouteEntry {
@@ -270,6 +279,20 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
     alertEngine,
     routes,
     metricsUrl: null,
+    async activity() {
+      const stored = (await ctx.metrics.ingestStored.get()).values[0]?.value ?? 0;
+      return {
+        logsStored: stored,
+        imports: importsStore.unfinished().map((i) => ({
+          name: i.name,
+          fractal: ctx.fractals.get(i.fractal_id)?.name ?? i.fractal_id,
+          phase: i.phase,
+          bytesRead: i.bytes_read,
+          sizeBytes: i.size_bytes,
+          eventsAccepted: i.accepted,
+        })),
+      };
+    },
     stop() {
       stopping ??= (async () => {
         ctx.live.close(); // live-edit streams never end on their own: app.close() would wait for them

@@ -3,7 +3,7 @@
 // runs a real loopback HTTP server so the shell's real health wait is exercised.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FirstStartInfo } from '../../service/src/appliance.ts';
+import type { ApplianceActivity, FirstStartInfo } from '../../service/src/appliance.ts';
 import type { ShellAppliance } from '../../main/src/shell.ts';
 import type { AppLike, MenuEntry, PreventableEvent, TrayLike, WindowLike } from '../../main/src/electron-types.ts';
 
@@ -101,6 +101,7 @@ export class FakeWindow implements WindowLike {
 export class FakeTray implements TrayLike {
   clickListeners: Array<() => void> = [];
   destroyed = false;
+  updates = 0;
   constructor(
     public menu: MenuEntry[],
     public tooltip: string,
@@ -108,6 +109,11 @@ export class FakeTray implements TrayLike {
   on(_event: 'click', listener: () => void) {
     this.clickListeners.push(listener);
     return this;
+  }
+  update(menu: MenuEntry[], tooltip: string) {
+    this.menu = menu;
+    this.tooltip = tooltip;
+    this.updates++;
   }
   destroy() {
     this.destroyed = true;
@@ -126,7 +132,7 @@ export function clickMenu(menu: MenuEntry[], label: string) {
  */
 export async function fakeAppliance(
   events: string[],
-  opts: { healthy?: () => boolean; firstStart?: FirstStartInfo | null; stopError?: Error } = {},
+  opts: { healthy?: () => boolean; firstStart?: FirstStartInfo | null; stopError?: Error; activity?: () => ApplianceActivity } = {},
 ) {
   const healthy = opts.healthy ?? (() => true);
   let healthRequests = 0;
@@ -147,6 +153,7 @@ export async function fakeAppliance(
     url: `http://127.0.0.1:${port}`,
     port,
     firstStart: opts.firstStart ?? null,
+    activity: async () => opts.activity?.() ?? { logsStored: 0, imports: [] },
     async stop() {
       stopCalls++;
       events.push('stop-begin');

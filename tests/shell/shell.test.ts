@@ -7,7 +7,7 @@ import path from 'node:path';
 import { before, test } from 'node:test';
 import { runShell, type ShellDeps } from '../../main/src/shell.ts';
 import { LABEL_COPY, LABEL_OPEN, LABEL_QUIT } from '../../main/src/tray-menu.ts';
-import type { FirstStartInfo } from '../../service/src/appliance.ts';
+import type { ApplianceActivity, FirstStartInfo } from '../../service/src/appliance.ts';
 import { loadConfig, type Config } from '../../service/src/config.ts';
 import { waitFor } from '../support/wait.ts';
 import { clickMenu, FakeApp, FakeTray, FakeWindow, fakeAppliance } from './fakes.ts';
@@ -37,6 +37,7 @@ function harness(
     healthy?: () => boolean;
     firstStart?: FirstStartInfo | null;
     stopError?: Error;
+    activity?: () => ApplianceActivity;
     deps?: Partial<ShellDeps>;
   } = {},
 ) {
@@ -267,4 +268,32 @@ test('first start shows the generated admin password and ingest token once', asy
   const h3 = harness(t); // not a first start: no notice
   await runShell(h3.deps);
   assert.equal(h3.infos.length, 0);
+});
+
+test('the tray shows the ingest rate and an import in progress from the service, and keeps them current', async (t) => {
+  // Logs keep being stored while `storing`: every reading finds 1,000 more.
+  let stored = 0;
+  let storing = false;
+  let imports: ApplianceActivity['imports'] = [];
+  const h = harness(t, { activity: () => ({ logsStored: (stored += storing ? 1_000 : 0), imports }), deps: { trayIntervalMs: 20 } });
+  const r = await runShell(h.deps);
+  assert.equal(r.status, 'running');
+  const tray = h.trays[0]!;
+  const labels = () => tray.menu.map((m) => ('label' in m ? `${m.label}${m.enabled === false ? ' (greyed)' : ''}` : '—'));
+  await until(() => labels()[0] === 'Ingest idle (greyed)', 'a second reading: nothing stored between them');
+  assert.deepEqual(labels(), ['Ingest idle (greyed)', 'No import running (greyed)', '—', LABEL_OPEN, LABEL_COPY, '—', LABEL_QUIT]);
+  storing = true;
+  imports = [{ name: 'Security.evtx', fractal: 'case-7', phase: 'processing', bytesRead: 25, sizeBytes: 100, eventsAccepted: 3_000 }];
+  await until(() => /^Ingesting [\d,]+ logs\/s$/.test(labels()[0]!.replace(' (greyed)', '')), 'a rate');
+  assert.equal(labels()[1], 'Importing Security.evtx into case-7: 25%, 3,000 events (greyed)');
+  assert.match(tray.tooltip, /^Log Appliance: ingest at http:\/\/192\.168\.1\.20:\d+\/api\/v1\/ingest\nIngesting [\d,]+ logs\/s\nImporting Security\.evtx/);
+  clickMenu(tray.menu, LABEL_OPEN); // the actions still work from a redrawn menu
+  storing = false;
+  imports = [];
+  await until(() => labels()[0] === 'Ingest idle (greyed)' && labels()[1] === 'No import running (greyed)', 'idle, no import');
+  h.app.quit();
+  await until(() => h.app.exitCodes.length === 1, 'the exit');
+  const after = tray.updates;
+  await new Promise((res) => setTimeout(res, 100));
+  assert.equal(tray.updates, after, 'no redraw after the quit');
 });
