@@ -1,39 +1,48 @@
-// Query benchmark (issue 4, "Speed"). Prints figures; asserts nothing.
+// Query benchmark (issue 4, "Speed"; issue 18, mixed data). Prints figures; asserts nothing.
 //
-//   npm run bench:query [-- --logs 10000000 --runs 5 --chunk 1000000 --keep --show-sql --only <name part>]
-//   npm run bench:query -- --reuse <dataDir>     (a directory kept by an earlier --keep run)
+//   npm run bench:query [-- --mode mix|homogeneous --logs 10000000 --runs 5 --chunk 1000000 --keep --show-sql --only <name part>]
+//   npm run bench:query -- --reuse <dataDir>     (a directory kept by an earlier --keep run; its mode is the one it was built with)
 //
 // 1. Starts the appliance IN THIS PROCESS (the tests' startTestAppliance) on a fresh data directory,
 //    signs in as its administrator and creates a fractal "bench".
-// 2. Generates N logs inside the engine, `INSERT INTO svc.logs_ingest SELECT … FROM numbers(…)` in
+// 2. `--mode mix` (the default; `--mix` says it too): N logs of bench:ingest's seeded mix (web
+//    access, Sysmon process creation, auth, firewall, DNS; 58 field paths, nested objects, numbers
+//    of two JSON types in one path), made in JS and stored through `logs_ingest` as the ingest
+//    pipeline writes each row (query-mix.ts; chunks of 100,000), and the queries of query-mix.ts.
+//    `--mode homogeneous`: generates N logs inside the engine, `INSERT INTO svc.logs_ingest SELECT … FROM numbers(…)` in
 //    chunks: web access logs, Sysmon-like process/network/file events and Windows logon events
 //    spread over the last 7 days, ~300 bytes each, every value a deterministic function of the
 //    row number (cityHash64(number, k)). Each row is a flat JSON record stored as the pipeline
 //    stores one: `raw` is its text, the engine makes the `fields` JSON from it.
-//    Then merges the table (OPTIMIZE … FINAL), as days of ingest would have.
+//    Either way, then merges the table (OPTIMIZE … FINAL), as days of ingest would have.
 // 3. For each investigator query: one warm-up, then `--runs` timed runs of the query language
 //    through POST /api/v1/query (wall clock of the HTTP round trip, response parsed) alternating
 //    with the hand-written ClickHouse SQL for the same answer, sent through the appliance's own
 //    @clickhouse/client instance (appliance.context.ch.client, the embedded chDB engine).
 //    The engine's query condition cache is emptied before every call (--condition-cache keeps
 //    it); a query whose warm-up takes over a minute gets --slow-runs (3) timed runs.
-// 4. Prints medians, ratio service/SQL, row counts of both (warning when they differ) and the
-//    targets: ratio ≤ 1.5 for every query, median < 300 ms for the filter and groupBy queries.
+// 4. Prints p50 and p95 of both, ratio service/SQL (p50s) and CPU ratio, row counts of both
+//    (warning when they differ), the geometric mean of the ratios, and the targets: geometric
+//    mean ≤ 1.5, ratio ≤ 1.5 for every query, p50 < 300 ms for the filter and groupBy queries.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chTime } from '../../service/src/storage/clickhouse.ts';
 import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client } from '../../tests/support/appliance.ts';
+import { loadMix, mixBenches, mixPaths, mixRareToken, type Bench } from './query-mix.ts';
 import { fmt, freshDataDir, median, root } from './support.ts';
 import { DICTIONARY, generatorParams, generatorSql, PROBE_USER, RARE_HASH, USERS } from './query-data.ts';
 
 const { values: args } = parseArgs({
   options: {
+    mode: { type: 'string', default: 'mix' },
+    mix: { type: 'boolean', default: false },
     logs: { type: 'string', default: '10000000' },
     runs: { type: 'string', default: '5' },
-    chunk: { type: 'string', default: '1000000' },
+    chunk: { type: 'string' },
     keep: { type: 'boolean', default: false },
     reuse: { type: 'string' },
     'no-optimize': { type: 'boolean', default: false },
@@ -46,22 +55,13 @@ const { values: args } = parseArgs({
 const RUNS = Number(args.runs);
 /** Timed runs for a query whose warm-up through the service took over a minute. */
 const SLOW_RUNS = Math.min(RUNS, Number(args['slow-runs']));
-const CHUNK = Number(args.chunk);
+const MODE = (args.mix ? 'mix' : args.mode) as 'mix' | 'homogeneous';
+if (MODE !== 'mix' && MODE !== 'homogeneous') throw new Error(`--mode is mix or homogeneous, not "${MODE}"`);
+const CHUNK = Number(args.chunk ?? (MODE === 'mix' ? 100_000 : 1_000_000));
 const ROW_CAP = 10_000; // max_query_rows default: event searches and aggregations without a limit
 const DAY_MS = 24 * 3600 * 1000;
 
 // ---- the queries -------------------------------------------------------------------------------
-interface Bench {
-  name: string;
-  query: string;
-  /** Hand-written SQL; `W` is the scope and time range, the same for every query. */
-  sql: string;
-  /** Event search (rows are events, compared by log_id) or aggregation (compared by total _count). */
-  events: boolean;
-  /** The 300 ms latency target applies (filter and groupBy queries). */
-  latencyTarget: boolean;
-}
-
 function benches(table: string, dictionaryRows: string): Bench[] {
   const W = `fractal_id = {fid:UUID} AND timestamp >= {start:DateTime64(9, 'UTC')} AND timestamp <= {end:DateTime64(9, 'UTC')}`;
   // Event searches: newest first (timestamp, then event id), capped like the service; the stored
@@ -156,8 +156,13 @@ function benches(table: string, dictionaryRows: string): Bench[] {
 
 // ---- running -----------------------------------------------------------------------------------
 interface Loaded {
+  /** Absent in sets kept before the mixed mode: homogeneous. */
+  mode?: 'mix' | 'homogeneous';
   fractalId: string;
   logs: number;
+  /** Mixed data: the time between two logs, and the rare token searched. */
+  stepMs?: number;
+  rareToken?: string;
   /** Query range (ms since epoch): the whole 7 days holding the data. */
   startMs: number;
   endMs: number;
@@ -186,7 +191,7 @@ interface Outcome {
 
 async function main() {
   const reuse = args.reuse ? path.resolve(args.reuse) : undefined;
-  const dataDir = reuse ?? freshDataDir('bench-query');
+  const dataDir = reuse ?? freshDataDir(MODE === 'mix' ? 'bench-query-mix' : 'bench-query');
   const stateFile = path.join(dataDir, 'bench-query.json');
   if (reuse && !existsSync(stateFile)) throw new Error(`${reuse} holds no bench-query.json: not a directory kept by --keep`);
 
@@ -201,7 +206,8 @@ async function main() {
     let state: Loaded;
     if (reuse) {
       state = JSON.parse(readFileSync(stateFile, 'utf8')) as Loaded;
-      console.log(`Reusing ${fmt(state.logs)} logs in fractal ${state.fractalId}`);
+      state.mode ??= 'homogeneous';
+      console.log(`Reusing ${fmt(state.logs)} ${state.mode} logs in fractal ${state.fractalId}`);
     } else {
       const admin = await signIn(base, 'admin', ADMIN_PASSWORD);
       const r = await admin.post('/api/v1/fractals', { name: 'bench', description: 'query benchmark data' });
@@ -210,29 +216,43 @@ async function main() {
       const logs = Number(args.logs);
       const endMs = Math.floor(Date.now() / 1000) * 1000;
       const startMs = endMs - 7 * DAY_MS;
-      state = { fractalId, logs, startMs, endMs, password: ADMIN_PASSWORD };
-      await load(ch.client, table, ch.table('logs_ingest'), state);
+      state = { mode: MODE, fractalId, logs, startMs, endMs, password: ADMIN_PASSWORD };
+      if (MODE === 'mix') {
+        state.stepMs = (endMs - startMs - 60_000) / logs; // a minute's margin at the end
+        state.rareToken = mixRareToken(logs, startMs, state.stepMs);
+        console.log(`Loading ${fmt(logs)} mixed logs in chunks of ${fmt(CHUNK)} (made in JS, inserted through logs_ingest, no HTTP)...`);
+        const l0 = performance.now();
+        await loadMix(appliance.context.logs, { fractalId, logs, startMs, stepMs: state.stepMs }, CHUNK, (line) => console.log(line));
+        state.loadSeconds = (performance.now() - l0) / 1000;
+        await merge(ch.client, table, state);
+      } else {
+        await load(ch.client, table, ch.table('logs_ingest'), state);
+      }
       writeFileSync(stateFile, JSON.stringify(state, null, 2));
     }
 
     const admin = await signIn(base, 'admin', state.password);
     const { cookie } = admin;
-    const dictionaryId = await benchDictionary(admin, state.fractalId);
+    const dictionaryId = state.mode === 'mix' ? undefined : await benchDictionary(admin, state.fractalId);
     const stats = await ch.client.query({
       query: `SELECT count() AS n, round(avg(length(raw))) AS avg_raw, count(DISTINCT _part) AS parts FROM ${table} WHERE fractal_id = {fid:UUID}`,
       query_params: { fid: state.fractalId },
       format: 'JSONEachRow',
     });
     const s = ((await stats.json()) as Array<{ n: string; avg_raw: number; parts: string }>)[0]!;
-    console.log(`Data: ${fmt(Number(s.n))} logs, average raw ${s.avg_raw} bytes, ${s.parts} active part(s)`);
+    console.log(`Data: ${fmt(Number(s.n))} ${state.mode} logs, average raw ${s.avg_raw} bytes, ${s.parts} active part(s)`);
+    if (state.mode === 'mix') {
+      const p = await mixPaths(ch.client, table, state.fractalId);
+      console.log(`      ${p.paths} field paths (in a 1% sample), ${p.mixedTypes} of them holding more than one JSON type`);
+    }
 
     const params = {
       fid: state.fractalId,
       start: chTime(new Date(state.startMs)),
       end: chTime(new Date(state.endMs)),
-      token: RARE_HASH.toLowerCase(),
+      token: state.mode === 'mix' ? state.rareToken! : RARE_HASH.toLowerCase(),
       user: PROBE_USER,
-      dict: dictionaryId,
+      ...(dictionaryId ? { dict: dictionaryId } : {}),
     };
     const body = (query: string) =>
       JSON.stringify({ query, fractal_id: state.fractalId, start: new Date(state.startMs).toISOString(), end: new Date(state.endMs).toISOString() });
@@ -268,9 +288,10 @@ async function main() {
       return { ms: performance.now() - t0, cpuMs: cpuSince(c0), rows: rows.length, check: checkOf(b, rows) };
     };
 
-    let list = benches(table, ch.table('dictionary_rows'));
+    let list = state.mode === 'mix' ? mixBenches(table, ROW_CAP, state.rareToken!) : benches(table, ch.table('dictionary_rows'));
     if (args.only) list = list.filter((b) => b.name.includes(args.only!));
     const results: Array<{ b: Bench; svc: Outcome[]; sql: Outcome[]; runs: number }> = [];
+    const loadAtStart = loadAverage();
     console.log(`Timing ${list.length} queries: 1 warm-up + ${RUNS} runs each, service and SQL alternating...`);
     for (const b of list) {
       const svc: Outcome[] = [];
@@ -298,34 +319,45 @@ async function main() {
 
     // ---- the table -------------------------------------------------------------------------------
     console.log('');
-    console.log(`${fmt(state.logs)} logs over 7 days, ${RUNS} runs each after one warm-up; medians. Service = POST /api/v1/query round trip`);
-    console.log(`(exec = its execution_ms); SQL = hand-written SQL on the appliance's own @clickhouse/client (embedded chDB).`);
-    console.log(`CPU ratio = median CPU time of this process (service + engine threads) per service call / per SQL call:`);
+    console.log(`${fmt(state.logs)} ${state.mode} logs over 7 days, ${RUNS} runs each after one warm-up. Service = POST /api/v1/query round trip`);
+    console.log(`(exec = its execution_ms, p50); SQL = hand-written SQL on the appliance's own @clickhouse/client (embedded chDB).`);
+    console.log(`CPU = median CPU time of this process (service + engine threads) per call; CPU ratio = service / SQL:`);
     console.log(`steadier than wall-clock ratios when other work shares the 2 cores. Engine: ${engineState()}.`);
     console.log(`Query condition cache ${args['condition-cache'] ? 'KEPT between runs' : 'emptied before every call'}; other engine caches warm.`);
-    console.log(`Targets: ratio <= 1.5 for every query; median < 300 ms for the filter and groupBy queries (marked *).`);
+    console.log(`Load average (1, 5, 15 min) at the start of the timing ${loadAtStart}, now ${loadAverage()}.`);
+    console.log(`Targets: geometric mean of the ratios <= 1.5; p50 < 300 ms for the filter and groupBy queries (marked *).`);
     console.log('');
-    const head = ['query', 'service ms', 'exec ms', 'SQL ms', 'ratio', 'CPU ratio', 'svc rows', 'SQL rows', 'targets'];
+    const head = ['query', 'svc p50', 'svc p95', 'exec', 'SQL p50', 'SQL p95', 'ratio', 'svc CPU', 'SQL CPU', 'CPU ratio', 'svc rows', 'SQL rows', 'targets'];
     const lines: string[][] = [];
     const warnings: string[] = [];
+    const ratios: number[] = [];
+    const cpuRatios: number[] = [];
     for (const { b, svc, sql, runs } of results) {
       if (runs !== RUNS) warnings.push(`NOTE ${b.name}: its warm-up took over a minute through the service, so ${runs} timed runs instead of ${RUNS}`);
       const sqlMs = median(sql.map((o) => o.ms));
       if (!svc.length) {
-        lines.push([b.name + (b.latencyTarget ? ' *' : ''), 'error', '', sqlMs.toFixed(0), '', '', '', fmt(sql[0]!.rows), '']);
+        lines.push([b.name + (b.latencyTarget ? ' *' : ''), 'error', '', '', sqlMs.toFixed(0), '', '', '', '', '', '', fmt(sql[0]!.rows), '']);
         continue;
       }
       const svcMs = median(svc.map((o) => o.ms));
       const ratio = svcMs / sqlMs;
+      const svcCpu = median(svc.map((o) => o.cpuMs));
+      const sqlCpu = median(sql.map((o) => o.cpuMs));
+      ratios.push(ratio);
+      cpuRatios.push(svcCpu / sqlCpu);
       const marks = [ratio <= 1.5 ? 'ratio ok' : 'RATIO > 1.5'];
-      if (b.latencyTarget) marks.push(svcMs < 300 ? '<300 ok' : 'OVER 300 ms');
+      if (b.latencyTarget) marks.push(svcMs < 300 ? '<300 ok' : sqlMs < 300 ? 'OVER 300 ms' : 'OVER 300 ms (SQL too)');
       lines.push([
         b.name + (b.latencyTarget ? ' *' : ''),
         svcMs.toFixed(0),
+        p95(svc.map((o) => o.ms)).toFixed(0),
         median(svc.map((o) => o.execMs ?? NaN)).toFixed(0),
         sqlMs.toFixed(0),
+        p95(sql.map((o) => o.ms)).toFixed(0),
         ratio.toFixed(2),
-        (median(svc.map((o) => o.cpuMs)) / median(sql.map((o) => o.cpuMs))).toFixed(2),
+        svcCpu.toFixed(0),
+        sqlCpu.toFixed(0),
+        (svcCpu / sqlCpu).toFixed(2),
         fmt(svc[0]!.rows),
         fmt(sql[0]!.rows),
         marks.join(', '),
@@ -340,6 +372,8 @@ async function main() {
     console.log(row(head));
     console.log(widths.map((w) => '-'.repeat(w)).join('  '));
     for (const l of lines) console.log(row(l));
+    const gm = geometricMean(ratios);
+    console.log(`Geometric mean of the ratios ${gm.toFixed(2)} (${gm <= 1.5 ? 'target met' : 'OVER 1.5'}), of the CPU ratios ${geometricMean(cpuRatios).toFixed(2)}, over ${ratios.length} queries.`);
     for (const w of warnings) console.log(w);
     if (state.loadSeconds !== undefined) {
       console.log(`\nLoading took ${state.loadSeconds.toFixed(1)} s (${fmt(state.logs / state.loadSeconds)} logs/s), merging ${state.optimizeSeconds?.toFixed(1) ?? '-'} s.`);
@@ -401,6 +435,16 @@ function engineState(): string {
   }
 }
 
+/** The 95th percentile (nearest rank) of a few timings. */
+function p95(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!;
+}
+
+const geometricMean = (xs: number[]): number => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+
+const loadAverage = (): string => loadavg().map((x) => x.toFixed(2)).join(', ');
+
 /** What both sides must agree on beyond the row count. */
 function checkOf(b: Bench, rows: Array<Record<string, unknown>>): string {
   if (b.events) return rows.map((r) => String(r.log_id)).sort().join(',');
@@ -426,13 +470,17 @@ async function load(client: import('@clickhouse/client').ClickHouseClient, table
     console.log(`  ${fmt(first + count)} / ${fmt(N)}  (${secs(c0)} s for this chunk, ${secs(t0)} s in all)`);
   }
   st.loadSeconds = (performance.now() - t0) / 1000;
-  if (!args['no-optimize']) {
-    console.log('Merging parts (OPTIMIZE TABLE … FINAL), as days of ingest would have...');
-    const o0 = performance.now();
-    await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
-    st.optimizeSeconds = (performance.now() - o0) / 1000;
-    console.log(`  done in ${secs(o0)} s`);
-  }
+  await merge(client, table, st);
+}
+
+/** Merges the loaded parts (unless --no-optimize), as days of ingest would have. */
+async function merge(client: import('@clickhouse/client').ClickHouseClient, table: string, st: Loaded): Promise<void> {
+  if (args['no-optimize']) return;
+  console.log('Merging parts (OPTIMIZE TABLE … FINAL), as days of ingest would have...');
+  const o0 = performance.now();
+  await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+  st.optimizeSeconds = (performance.now() - o0) / 1000;
+  console.log(`  done in ${secs(o0)} s`);
 }
 
 main().catch((err) => {
