@@ -68,6 +68,15 @@ const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infe
 /** The statement with one more setting: our statements end with at most one SETTINGS clause. */
 const withSetting = (sql: string, setting: string): string => (/ SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, ${setting}` : `${sql} SETTINGS ${setting}`);
 
+/**
+ * Settings of every embedded session (chDB keeps a session's SETs; the first connection's
+ * arguments reach only that session). The engine gives a query one thread per GiB of the memory
+ * left under `max_server_memory_usage` (`max_threads_min_free_memory_per_thread`, 1 GiB): under a
+ * cap of 896 or 1,536 MiB every read ran on one thread of the two, and the query benchmark about
+ * twice as slow. 128 MiB a thread still narrows a query when the engine is really short.
+ */
+const EMBEDDED_SESSION_SETTINGS = 'SET max_threads_min_free_memory_per_thread = 134217728';
+
 /** A time as the text DateTime64 parameters and JSONEachRow read ("YYYY-MM-DD hh:mm:ss.mmm", UTC). */
 export const chTime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
@@ -170,8 +179,10 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
   // The engine is configured by the first connection the process opens on its directory; the
   // others share it. Its memory is bounded there when asked (server settings cannot be SET later).
   const first = new chdb.Session(dir, maxMemoryBytes > 0 ? { connectionArgs: [`--max_server_memory_usage=${Math.floor(maxMemoryBytes)}`] } : undefined);
+  first.query(EMBEDDED_SESSION_SETTINGS);
   const connection = createChdbConnection({ path: dir });
   const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
+  await client.command({ query: EMBEDDED_SESSION_SETTINGS });
   // A chDB session streams one query at a time; sessions on the same directory coexist, so
   // streams get a small pool of their own sessions (opened on first use, closed with the engine).
   const idle: InstanceType<typeof chdb.Session>[] = [first];
@@ -181,7 +192,10 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
     client,
     async *streamRows(sql, params, { signal }) {
       let session = idle.pop();
-      if (!session) all.push((session = new chdb.Session(dir)));
+      if (!session) {
+        all.push((session = new chdb.Session(dir)));
+        session.query(EMBEDDED_SESSION_SETTINGS);
+      }
       // A chDB stream only notices cancellation between chunks, so a long computation would run
       // on after the caller left: tag the statement and KILL it in the engine on abort.
       const tag = `svc-stream:${randomUUID()}`;
