@@ -325,6 +325,8 @@ async function main() {
     console.log(`steadier than wall-clock ratios when other work shares the 2 cores. Engine: ${engineState()}.`);
     console.log(`Query condition cache ${args['condition-cache'] ? 'KEPT between runs' : 'emptied before every call'}; other engine caches warm.`);
     console.log(`Load average (1, 5, 15 min) at the start of the timing ${loadAtStart}, now ${loadAverage()}.`);
+    const capMb = appliance.context.config.engineMaxMemoryBytes / 1048576;
+    console.log(`Engine memory cap (SVC_ENGINE_MAX_MEMORY_MB): ${capMb ? `${fmt(capMb)} MiB` : "none (the engine's own bound)"}.`);
     console.log(`Targets: geometric mean of the ratios <= 1.5; p50 < 300 ms for the filter and groupBy queries (marked *).`);
     console.log('');
     const head = ['query', 'svc p50', 'svc p95', 'exec', 'SQL p50', 'SQL p95', 'ratio', 'svc CPU', 'SQL CPU', 'CPU ratio', 'svc rows', 'SQL rows', 'targets'];

@@ -44,8 +44,9 @@ export interface Config {
    * Memory the embedded engine may use in all (max_server_memory_usage; SVC_ENGINE_MAX_MEMORY_MB,
    * an addition to the spec): past it a statement is refused (an insert is split or retried, a
    * query fails with a sentence) rather than the process growing. Not applied to a remote server.
-   * 0 (the default) leaves the engine's own bound (90 % of RAM): a cap of 896 or 1,536 MiB made
-   * the query benchmark's queries about twice as slow (docs/ingest.md).
+   * Default 896 MiB (docs/ingest.md); 0 leaves the engine's own bound (90 % of RAM). A cap once
+   * made queries twice as slow: the engine gave them one thread per GiB free under it, which
+   * storage/clickhouse.ts now lowers to 128 MiB.
    */
   engineMaxMemoryBytes: number;
   alertIntervalS: number;
@@ -217,7 +218,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     queryTimeoutS: integer(env, 'SVC_QUERY_TIMEOUT_S', 60, 1, 86_400),
     queryMaxMemoryBytes: integer(env, 'SVC_QUERY_MAX_MEMORY_MB', 1024, 64, 1_048_576) * 1024 * 1024,
     engineMaxMemoryBytes: (() => {
-      const mb = integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 0, 0, 1_048_576);
+      const mb = integer(env, 'SVC_ENGINE_MAX_MEMORY_MB', 896, 0, 1_048_576);
       if (mb > 0 && mb < 256) throw new ConfigError(`SVC_ENGINE_MAX_MEMORY_MB must be 0 (the engine's own bound) or at least 256, got ${mb}`);
       return mb * 1024 * 1024;
     })(),

@@ -24,7 +24,7 @@ test('a capped engine gives queries as many threads as max_threads, on the clien
   assert.equal(Number(cap), 896 * 1024 * 1024, 'the cap is the one asked for');
   assert.ok(n >= 2, `this check needs a machine with at least 2 cores (max_threads ${n})`);
 
-  const viaClient = await (await ch.client.query({ query: PIPELINE, format: 'TSVRaw' })).text();
+  const viaClient = await (await ch.client.query({ query: PIPELINE, format: 'TabSeparatedRaw' })).text();
   assert.equal(widest(viaClient.split('\n')), n, viaClient);
 
   const streamed: string[] = [];
