@@ -16,7 +16,8 @@
 //      events costs by ingest, to tell the import's own cost from the events' cost.
 //    Each with the service's CPU time (utime + stime, /proc), split into its JavaScript thread and
 //    the embedded engine's threads, beside the wall clock, and the load average (the machine is
-//    shared: compare CPU figures). --profile DIR writes the service's CPU profile (node --cpu-prof).
+//    shared: compare CPU figures). Each step starts once the service is quiet (the engine's
+//    merges of the step before would be counted in it otherwise). --profile DIR writes the service's CPU profile (node --cpu-prof).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -70,6 +71,17 @@ function cpuMeter(pid: number) {
     return { all, js, other: all - js };
   };
 }
+/**
+ * Waits (at most a minute) until the service spends under 2% of a core for a second: the engine's
+ * merges of what the last step stored would otherwise be counted in the next step's CPU.
+ */
+async function quiet(pid: number): Promise<void> {
+  for (let t = 0; t < 60; t++) {
+    const c = cpuMeter(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (c().all < 0.02) return;
+  }
+}
 const cpuLine = (c: { all: number; js: number; other: number }) => `service CPU ${c.all.toFixed(1)} s (JavaScript thread ${c.js.toFixed(1)} s, engine and other threads ${c.other.toFixed(1)} s)`;
 
 const samples = unpackEvtxSamples();
@@ -111,6 +123,7 @@ try {
 
     // Ingest: the ingest benchmark's load.
     const { batches, bytes: ingestBytes } = makeIngestBatches({ mode: MODE, seed: 18, batch: 5000, connections: 8 }, 0, INGEST_LOGS, Date.now() - INGEST_LOGS * 3);
+    await quiet(pid);
     let cpu = cpuMeter(pid);
     const sent = await sendIngestBatches({ base, token, admin, fractalId: ingestFractal, batches, expect: INGEST_LOGS, connections: 8 });
     const ingestCpu = cpu();
@@ -123,6 +136,7 @@ try {
     // Import: the sample set as the import page sends a drop of it.
     const evidenceFractal = await newFractal('evidence-bench');
     const groups = uploadGroups(buffers.map((b) => b.length));
+    await quiet(pid);
     cpu = cpuMeter(pid);
     const es = performance.now();
     let files = 0;
@@ -161,6 +175,7 @@ try {
     const sameToken = (await admin.post(`/api/v1/fractals/${sameFractal}/ingest-tokens`, { name: 'bench' })).body.data.token as string;
     const sameBatches: Buffer[] = [];
     for (let i = 0; i < eventTexts.length; i += 2000) sameBatches.push(Buffer.from(eventTexts.slice(i, i + 2000).join('\n') + '\n'));
+    await quiet(pid);
     cpu = cpuMeter(pid);
     const same = await sendIngestBatches({ base, token: sameToken, admin, fractalId: sameFractal, batches: sameBatches, expect: events, connections: 4 });
     const sameCpu = cpu();
