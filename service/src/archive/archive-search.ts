@@ -60,7 +60,7 @@ const NEVER_REACHED = '1000000000000000000';
 const CHECKED_MAX = 100_000;
 
 export class ArchiveSearch {
-  /** `<fractal>/<key>@<bytes>` → null when readable, else the engine's reason. */
+  /** `<fractal>/<key>@<bytes>@<fingerprint>` → null when readable, else the engine's reason. */
   private readonly checked = new Map<string, string | null>();
 
   constructor(
@@ -159,10 +159,11 @@ export class ArchiveSearch {
     const out: ArchivedFile[] = [];
     await Promise.all(
       files.map(async (f) => {
-        const id = `${fractalId}/${f.key}@${f.bytes}`;
+        const key = `${fractalId}/${f.key}`;
+        const id = `${key}@${f.bytes}@${(await backend.fingerprint?.(key)) ?? ''}`;
         if (!this.checked.has(id)) {
           if (this.checked.size >= CHECKED_MAX) this.checked.clear();
-          this.checked.set(id, await this.check(backend, `${fractalId}/${f.key}`));
+          this.checked.set(id, await this.check(backend, key));
         }
         const fault = this.checked.get(id);
         if (fault === null) out.push(f);

@@ -18,6 +18,12 @@ export interface ArchiveBackend {
    * in place and restore. The embedded engine reads the local folder; S3 is read by any engine.
    */
   engineSource(keys: string[], structure: string): string;
+  /**
+   * What changes when a stored file is rewritten in place (local: size and modification time),
+   * so a file damaged after search in place checked it is checked again; absent where objects are
+   * only ever replaced whole (S3).
+   */
+  fingerprint?(key: string): Promise<string>;
   /** SQL holding engineSource's text with its credentials hidden (an answer's `sql`, a log line). */
   redact(sql: string): string;
 }

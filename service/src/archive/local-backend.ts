@@ -1,7 +1,7 @@
 // The archive in a local folder (default SVC_DATA_DIR/archive; an external disk works the same).
 import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { access, constants, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { keysGlob, sqlString, type ArchiveBackend } from './backend.ts';
 
@@ -71,6 +71,15 @@ export class LocalBackend implements ArchiveBackend {
 
   engineSource(keys: string[], structure: string): string {
     return `file(${sqlString(path.join(this.root, keysGlob(keys)))}, 'Parquet', ${sqlString(structure)})`;
+  }
+
+  async fingerprint(key: string): Promise<string> {
+    try {
+      const st = await stat(this.file(key));
+      return `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
   }
 
   redact(sql: string): string {
