@@ -129,7 +129,13 @@ export function asInputError(err: unknown): unknown {
   return err;
 }
 
-export async function prepareQuery(ctx: Context, principal: Principal | null, req: QueryRequest): Promise<PreparedQuery> {
+export async function prepareQuery(
+  ctx: Context,
+  principal: Principal | null,
+  req: QueryRequest,
+  /** `readArchive: false`: compile over the hot store only (/query/validate checks the text, it reads nothing). */
+  opts: { readArchive?: boolean } = {},
+): Promise<PreparedQuery> {
   const scope = resolveReadScope(ctx, principal, req);
   const range = timeRange(req);
   if (req.include_archive !== undefined && typeof req.include_archive !== 'boolean') {
@@ -137,12 +143,15 @@ export async function prepareQuery(ctx: Context, principal: Principal | null, re
   }
   // Search in place: the archive is a second source beside the hot store, read by the same
   // compiled pipeline (archive/archive-search.ts decides which archived rows the range needs).
-  const archive = await ctx.archive.search.plan({
-    fractalIds: scope.fractalIds,
-    ...range,
-    explicit: req.include_archive === true,
-    texts: leadingTexts(queryText(req)),
-  });
+  const archive =
+    opts.readArchive === false
+      ? { source: null, scanned: { files: 0, bytes: 0, rows: 0 }, warnings: [], refusal: undefined, redact: (sql: string) => sql }
+      : await ctx.archive.search.plan({
+          fractalIds: scope.fractalIds,
+          ...range,
+          explicit: req.include_archive === true,
+          texts: leadingTexts(queryText(req)),
+        });
   if (archive.refusal) throw new QueryInputError(archive.refusal, 'request');
   const source = archive.source ? { table: archive.source, archiveRows: true } : undefined;
   const { text, compiled } = compileText(ctx, req, scope, range, undefined, undefined, source);

@@ -300,7 +300,7 @@ export async function queryRoutes(app: App, ctx: Context) {
     try {
       // An empty query is valid once its scope is.
       if ((body.query ?? '').trim() === '') resolveReadScope(ctx, req.principal, body);
-      else await prepareQuery(ctx, req.principal, body);
+      else await prepareQuery(ctx, req.principal, body, { readArchive: false });
       return { success: true, valid: true };
     } catch (err) {
       const e = asInputError(err);
