@@ -4,12 +4,13 @@
 // field equality, bare search) runs over the union, a damaged file is named and the rest answered,
 // and another fractal's archive is never read.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { expectOk, grant } from '../support/api.ts';
 import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal, sendNdjson } from '../support/ingest.ts';
+import { queryStream, sseFrames } from '../support/query.ts';
 import { waitFor } from '../support/wait.ts';
 
 let app: TestAppliance;
@@ -184,4 +185,39 @@ test('an archived file damaged after it was read: the query answers the rest and
     assert.match(r.warnings[0], /could not be read/);
     assert.deepEqual([r.archive.files_scanned, r.archive.rows_scanned], [1, 30]);
   }
+});
+
+test('damage inside a file whose footer still reads: the query is run again without it, answers the rest and names the file', async () => {
+  const fractal = await ingestFractal(admin, 'search-damaged-inside');
+  await sendNdjson(app.url, fractal.token, dayLogs('2024-03-01', 30, 'kept'));
+  await archiveNow(fractal.id, 30);
+  await sendNdjson(app.url, fractal.token, dayLogs('2024-03-01', 400, 'lost', 30).map((l) => ({ ...l, pad: 'p'.repeat(300) + l.msg })));
+  await archiveNow(fractal.id, 430);
+  await waitFor('the hot store', async () => (await hotCount(fractal.id)) === 430);
+  await dropFromHot(fractal.id, '1 = 1');
+  const bad = app.context.archive.store.files(fractal.id).find((f) => f.rows === 400)!;
+  const window = { fractal_id: fractal.id, start: '2024-03-01T00:00:00Z', end: '2024-03-01T23:59:59Z' };
+  assert.equal((await query(admin, { query: '', ...window })).count, 430, 'both files read (and their footers checked) first');
+
+  // Bytes of the column data changed in place: same size, same modification time, the footer intact.
+  const file = path.join(app.dataDir, 'archive', fractal.id, bad.key);
+  const { mtime, atime, size } = statSync(file);
+  const bytes = readFileSync(file);
+  for (let i = Math.floor(size * 0.2); i < Math.floor(size * 0.5); i++) bytes[i] = (bytes[i]! * 7 + 13) & 255;
+  writeFileSync(file, bytes);
+  utimesSync(file, atime, mtime);
+  assert.equal(app.context.archive.search.leaveOutFailedFile('no file named here'), false);
+
+  const r = await query(admin, { query: 'groupBy(user)', ...window });
+  assert.equal(r.results.reduce((n: number, row: any) => n + row._count, 0), 30, 'the readable file answers');
+  assert.equal(r.warnings.length, 1);
+  assert.ok(r.warnings[0].includes(bad.key), r.warnings[0]);
+
+  // The stream (what the search page reads) answers the same way, its last meta frame naming the file.
+  app.context.archive.search.forgetChecks();
+  const frames = await sseFrames(await queryStream(admin, { query: '', ...window }));
+  assert.equal(frames.filter((f) => f.event === 'error').length, 0, JSON.stringify(frames.filter((f) => f.event === 'error')));
+  const metas = frames.filter((f) => f.event === 'meta');
+  assert.ok(metas.at(-1)!.data.warnings[0].includes(bad.key));
+  assert.equal(frames.filter((f) => f.event === 'rows').reduce((n, f) => n + f.data.rows.length, 0), 30);
 });

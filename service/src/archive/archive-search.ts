@@ -152,6 +152,27 @@ export class ArchiveSearch {
   }
 
   /**
+   * A statement failed on an archived file the footer check passed (a damaged page inside it: the
+   * engine's error names the file, "… (in file/uri <path>) …"): that file is left out of the plans
+   * from now on and named in their warnings. True when the error named one of the checked files,
+   * so the caller may run the query again without it.
+   */
+  leaveOutFailedFile(detail: string): boolean {
+    const where = /\(in file\/uri (.+?)\)/.exec(detail)?.[1];
+    if (!where) return false;
+    const backend = this.backend();
+    const reason = (backend?.redact(detail) ?? detail).split('\n')[0]!.split(' (in file/uri')[0]!.replace(/[: ]+$/, '').slice(0, 200);
+    let found = false;
+    for (const [id, fault] of this.checked) {
+      if (fault === null && where.endsWith(id.slice(0, id.indexOf('@')))) {
+        this.checked.set(id, reason);
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  /**
    * The files the engine can read; each one that it cannot is named in `warnings` and left out.
    * A first read of a file reads its Parquet footer (the row count), then it is remembered.
    */

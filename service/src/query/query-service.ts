@@ -8,7 +8,7 @@ import type { Context } from '../context.ts';
 import { compileQuery, PAGE_SIZE, type CompiledQuery } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { resolveReadScope, type ReadScope } from '../auth/read-scope.ts';
-import { checkRegexes, refusedRegexes, ResultBudget, runQueryRows, type Row } from './run.ts';
+import { checkRegexes, QueryExecutionError, refusedRegexes, ResultBudget, runQueryRows, type Row } from './run.ts';
 import { BATCH_MAX_QUERIES, combinable, runBatch } from './batch.ts';
 import { Params } from './plan/params.ts';
 import { QueryParseError, type Span } from './syntax/ast.ts';
@@ -170,6 +170,18 @@ export async function prepareQuery(
   };
 }
 
+/** Runs of one query at most, each leaving out the archived file the one before failed on. */
+export const ARCHIVE_FILE_ATTEMPTS = 3;
+
+/**
+ * Whether `p`, which read the archive, failed on an archived file that is now left out (archive-
+ * search.ts leaveOutFailedFile): the caller runs it again, and prepareQuery names the file in the
+ * new answer's warnings, so the rest is answered instead of a 500.
+ */
+export function leftOutFailedArchiveFile(ctx: Context, p: PreparedQuery, err: unknown): boolean {
+  return p.archive !== undefined && err instanceof QueryExecutionError && ctx.archive.search.leaveOutFailedFile(err.detail);
+}
+
 /** Texts the query's events must contain (necessary-text.ts); none when it does not parse (compiling reports that). */
 function leadingTexts(text: string) {
   try {
@@ -196,10 +208,21 @@ export interface QueryRun {
  */
 export async function runQuery(ctx: Context, principal: Principal | null, req: QueryRequest, opts: { signal?: AbortSignal } = {}): Promise<QueryRun> {
   const started = performance.now();
-  const prepared = await prepareQuery(ctx, principal, req);
+  let prepared: PreparedQuery;
+  let budget: ResultBudget;
+  let rows: Row[];
+  for (let attempt = 1; ; attempt++) {
+    prepared = await prepareQuery(ctx, principal, req);
+    budget = new ResultBudget();
+    try {
+      rows = await runQueryRows(ctx.ch, prepared.compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal, budget });
+      break;
+    } catch (err) {
+      if (attempt < ARCHIVE_FILE_ATTEMPTS && leftOutFailedArchiveFile(ctx, prepared, err)) continue;
+      throw err;
+    }
+  }
   const { compiled } = prepared;
-  const budget = new ResultBudget();
-  let rows = await runQueryRows(ctx.ch, compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal, budget });
   let limitHit = compiled.rowCap !== undefined && rows.length >= compiled.rowCap;
   // With the row cap off an event search reads one page (and one row more to know of the next).
   if (compiled.paged && rows.length > PAGE_SIZE) [rows, limitHit] = [rows.slice(0, PAGE_SIZE), true];

@@ -7,7 +7,7 @@ import type { App } from '../http/app.ts';
 import { openEventStream } from '../http/sse.ts';
 import { fieldCatalog, fieldStats } from './field-stats.ts';
 import { commandReference } from './reference.ts';
-import { asInputError, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
+import { ARCHIVE_FILE_ATTEMPTS, asInputError, leftOutFailedArchiveFile, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
 import { resolveReadScope } from '../auth/read-scope.ts';
 import { PAGE_SIZE } from './compile.ts';
 import {
@@ -149,8 +149,19 @@ export async function queryRoutes(app: App, ctx: Context) {
       if (!reply.raw.writableEnded) controller.abort();
     });
     try {
-      const p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
-      const { rows, truncated } = await collectRows(p, { timeoutS: timeoutS(), signal: controller.signal });
+      let p: PreparedQuery;
+      let collected: { rows: Row[]; truncated: boolean };
+      for (let attempt = 1; ; attempt++) {
+        p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
+        try {
+          collected = await collectRows(p, { timeoutS: timeoutS(), signal: controller.signal });
+          break;
+        } catch (err) {
+          if (attempt < ARCHIVE_FILE_ATTEMPTS && leftOutFailedArchiveFile(ctx, p, err)) continue;
+          throw err;
+        }
+      }
+      const { rows, truncated } = collected;
       const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
         success: true,
@@ -223,16 +234,32 @@ export async function queryRoutes(app: App, ctx: Context) {
       res.on('drain', done);
       res.on('close', done);
     });
-    const budget = new ResultBudget();
-    const c = p.compiled;
+    let budget = new ResultBudget();
+    let c = p.compiled;
     send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig, ...archiveFields(p) });
-    const fromRows = new RowHistogram(c, p.start, p.end);
+    let fromRows = new RowHistogram(c, p.start, p.end);
     let count = 0;
     let hasMore = false;
     let nextCursor = '';
     let last: Row | undefined;
+    /** The rows, run again (with a new `meta`, before any row went out) when an archived file failed inside. */
+    async function* rowChunks(): AsyncGenerator<Row[]> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          yield* streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal, budget });
+          return;
+        } catch (err) {
+          if (count > 0 || attempt >= ARCHIVE_FILE_ATTEMPTS || !leftOutFailedArchiveFile(ctx, p, err)) throw err;
+          p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
+          c = p.compiled;
+          budget = new ResultBudget();
+          fromRows = new RowHistogram(c, p.start, p.end);
+          send('meta', { field_order: c.fieldOrder, is_aggregated: c.isAggregated, chart_type: c.chartType, chart_config: c.chartConfig, ...archiveFields(p) });
+        }
+      }
+    }
     try {
-      for await (const chunk of streamQueryRows(ctx.ch, c, { timeoutS: timeoutS(), signal: controller.signal, budget })) {
+      for await (const chunk of rowChunks()) {
         if (controller.signal.aborted) break;
         let rows = chunk;
         if (c.paged && count + rows.length > PAGE_SIZE) {
