@@ -42,11 +42,11 @@ export async function runCaseExport(ctx: Context, jobs: CaseJobs, job: CaseJob, 
   const scratch = await mkdtemp(path.join(exportsDir(ctx), '.records-'));
   try {
     job.events_total = (await ctx.logs.stats(fractal.id)).log_count;
-    job.phase = 'reading events';
+    jobs.enter(job, 'reading events');
     await writeEvents(ctx, writer, fractal.id, job, jobs.signal);
     if (jobs.signal.aborted) throw new Error('the service is stopping');
 
-    job.phase = 'writing comments, notebooks, dashboards, alerts and custody log';
+    jobs.enter(job, 'writing comments, notebooks, dashboards, alerts and custody log');
     const info: CaseInfo = {
       format: CASE_FORMAT,
       exported_at: new Date().toISOString(),
@@ -98,7 +98,7 @@ export async function runCaseExport(ctx: Context, jobs: CaseJobs, job: CaseJob, 
       for (const entry of ctx.custody.list(fractal.id)) await f.line(entry);
     });
 
-    job.phase = 'writing the manifest';
+    jobs.enter(job, 'writing the manifest');
     const archive = await writer.finish({ fractal: { id: fractal.id, name: fractal.name }, event_count: job.events_done });
     job.bytes_done = archive.size;
     job.archive = { file_name: archiveName(fractal.name, new Date(job.started_at)), ...archive };

@@ -82,7 +82,7 @@ export async function runCaseImport(
   let created = false;
   try {
     job.events_total = verified.manifest.event_count;
-    job.phase = 'storing events';
+    jobs.enter(job, 'storing events');
     let info: CaseInfo | null = null;
     const records: Records = { [COMMENTS]: [], [NOTEBOOKS]: [], [DASHBOARDS]: [], [ALERTS]: [], [ALERT_EXECUTIONS]: [] };
     let batch: Buffer[] = [];
@@ -129,7 +129,7 @@ export async function runCaseImport(
     await store();
     job.progress = 0.9;
 
-    job.phase = 'recording comments, notebooks, dashboards, alerts and custody log';
+    jobs.enter(job, 'recording comments, notebooks, dashboards, alerts and custody log');
     checkShapes(records);
     const description = typeof info?.fractal?.description === 'string' ? info.fractal.description : '';
     ctx.db.transaction(() => {

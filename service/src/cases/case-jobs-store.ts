@@ -7,41 +7,13 @@ import type { Db } from '../storage/sqlite.ts';
 import { preparedOnce } from '../storage/sqlite.ts';
 import type { CaseArchiveInfo, CaseJob, CaseJobKind, CaseJobStatus } from './case-jobs.ts';
 
-interface JobRow {
-  id: string;
-  kind: CaseJobKind;
-  status: CaseJobStatus;
-  phase: string;
-  progress: number;
-  events_total: number;
-  events_done: number;
-  bytes_done: number;
-  fractal_id: string | null;
-  fractal_name: string;
-  errors: string;
-  archive: string | null;
-  created_by: string;
-  started_at: string;
-  finished_at: string | null;
-  target_fractal_id: string | null;
-}
+/** A `case_jobs` row: the job, its errors and archive as JSON text, and the sweep's marker. */
+type JobRow = Omit<CaseJob, 'errors' | 'archive'> & { errors: string; archive: string | null; target_fractal_id: string | null };
 
-const toJob = (r: JobRow): CaseJob => ({
-  id: r.id,
-  kind: r.kind,
-  status: r.status,
-  phase: r.phase,
-  progress: r.progress,
-  events_total: r.events_total,
-  events_done: r.events_done,
-  bytes_done: r.bytes_done,
-  fractal_id: r.fractal_id,
-  fractal_name: r.fractal_name,
-  errors: JSON.parse(r.errors) as string[],
-  archive: r.archive ? (JSON.parse(r.archive) as CaseArchiveInfo) : null,
-  created_by: r.created_by,
-  started_at: r.started_at,
-  finished_at: r.finished_at,
+const toJob = ({ target_fractal_id: _, errors, archive, ...rest }: JobRow): CaseJob => ({
+  ...rest,
+  errors: JSON.parse(errors) as string[],
+  archive: archive ? (JSON.parse(archive) as CaseArchiveInfo) : null,
 });
 
 export class CaseJobsStore {

@@ -109,6 +109,12 @@ export class CaseJobs {
     this.store.save(job);
   }
 
+  /** The job moves on to `phase`: saved at once, since a job a crash cuts short is reported by its phase. */
+  enter(job: CaseJob, phase: string): void {
+    job.phase = phase;
+    this.store.save(job);
+  }
+
   /** A case import stores its events under `fractalId` (before that fractal exists): recorded first, so a crash's leftovers are found. */
   storingUnder(job: CaseJob, fractalId: string): void {
     this.store.setTarget(job.id, fractalId);

@@ -110,7 +110,7 @@ export async function caseRoutes(app: App, { ctx, jobs }: CaseDeps) {
             fileName ||= part.fileName;
             received = part;
           } else received = await saveUpload(body, file, onBytes);
-          job.phase = 'verifying every file against the manifest';
+          jobs.enter(job, 'verifying every file against the manifest');
           const verified = await verifyArchive(file, (n) => {
             job.bytes_done = n;
             job.progress = 0.1 * Math.min(1, n / received.size);
