@@ -292,7 +292,7 @@ test('an analyst, who is no administrator, reaches Dictionaries from the top bar
   // The admin pages are a chunk of their own: read their menu once the page is drawn.
   await page.getByRole('heading', { name: 'Dictionaries', level: 1 }).waitFor();
   const nav = page.getByRole('navigation', { name: 'Administration' });
-  assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Dictionaries', 'Case archive'], 'what an analyst may use: dictionaries, and exporting their fractal as a case');
+  assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Dictionaries', 'Case archive', 'Fractal archive'], 'what an analyst may use: dictionaries, exporting their fractal as a case, and its archive status');
 
   const create = region(page, 'New dictionary for default');
   await create.getByLabel('Name', { exact: true }).fill('ann_watchlist');
