@@ -212,7 +212,8 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   void ctx.dictionaries.purgeOrphanRows().catch((err) => app.log.warn({ err: (err as Error).message }, 'could not remove rows of deleted dictionaries'));
   ctx.retention.start(60_000);
   const ingest = new Ingest(ctx);
-  ctx.archive.open(ingest.spool); // before the spool's recovery: it keeps what the archive has not read
+  // Before the spool's recovery: it keeps what the archive has not read. A roll waits while storage is behind.
+  ctx.archive.open(ingest.spool, () => ingest.queue.backlogged);
   const replayed = await ingest.recover();
   await ctx.archive.start();
   ctx.retention.archiveGate = () => ctx.archive.archiver.archivedBefore();

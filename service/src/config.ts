@@ -67,7 +67,7 @@ export interface Config {
    * (SVC_ARCHIVE_ROLL_MB); snapshots older than SVC_ARCHIVE_SNAPSHOT_KEEP_S expire, and files
    * no kept snapshot names are deleted then; maintenance runs every SVC_ARCHIVE_MAINTENANCE_S.
    */
-  archive: { rollMs: number; rollBytes: number; snapshotKeepMs: number; maintenanceMs: number };
+  archive: { rollMs: number; rollBytes: number; snapshotKeepMs: number; maintenanceMs: number; maxDeferMs: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -233,6 +233,7 @@ export function loadConfig(env: Env = process.env, defaults: { dataDir?: string 
     archive: {
       rollMs: integer(env, 'SVC_ARCHIVE_ROLL_S', 60, 1, 86_400) * 1000,
       rollBytes: integer(env, 'SVC_ARCHIVE_ROLL_MB', 64, 1, 1024) * 1024 * 1024,
+      maxDeferMs: integer(env, 'SVC_ARCHIVE_MAX_DEFER_S', 120, 0, 86_400) * 1000,
       snapshotKeepMs: integer(env, 'SVC_ARCHIVE_SNAPSHOT_KEEP_S', 3600, 0, 31_536_000) * 1000,
       maintenanceMs: integer(env, 'SVC_ARCHIVE_MAINTENANCE_S', 3600, 1, 86_400) * 1000,
     },

@@ -78,11 +78,14 @@ export class ArchiveService {
     return this.store.settings();
   }
 
-  /** Before the spool's recovery: the archive's cursor decides which segments it keeps. */
-  open(spool: Spool): void {
+  /**
+   * Before the spool's recovery: the archive's cursor decides which segments it keeps.
+   * `ingestBusy`: storage is behind ingest now (the archive's rolls wait, archiver.ts).
+   */
+  open(spool: Spool, ingestBusy: () => boolean): void {
     const s = this.store.settings();
     this.backend = s.enabled ? backendFor(s, this.config.dataDir) : null;
-    this.archiver = new Archiver(spool, this.ch, this.store, this.config.archive, this.log, () => this.backend !== null);
+    this.archiver = new Archiver(spool, this.ch, this.store, this.config.archive, this.log, () => this.backend !== null, ingestBusy);
     spool.attachReader(this.archiver);
     const archiver = this.archiver;
     this.metrics.trackArchive(() => ({ lagLogs: archiver.lagLogs, archivedLogs: archiver.archivedLogs, faulty: archiver.fault !== null }));

@@ -34,7 +34,12 @@ export interface ArchiverOptions {
   rollMs: number;
   rollBytes: number;
   snapshotKeepMs: number;
+  /** How long a due roll may wait while ingest is behind (`ingestBusy`) before it is written anyway. */
+  maxDeferMs: number;
 }
+
+/** How long after ingest was last seen behind the archive still counts it busy (it is sampled every tick). */
+const BUSY_HOLD_MS = 2_000;
 
 export interface ArchiveFault {
   message: string;
@@ -61,6 +66,10 @@ export class Archiver {
   private chain: Promise<unknown> = Promise.resolve();
   private failures = 0;
   fault: ArchiveFault | null = null;
+  /** When ingest was last seen behind (performance.now()); 0: never. */
+  private ingestBusyAt = 0;
+  /** A due roll is waiting for ingest to catch up (status and tests). */
+  deferring = false;
   /** Rolls committed and logs archived since start (metrics). */
   archivedLogs = 0;
   lastCommitAt: string | null = null;
@@ -73,6 +82,13 @@ export class Archiver {
     private readonly log: FastifyBaseLogger,
     /** Whether the archive is on (before configure() ran, at the spool's recovery). */
     private readonly on: () => boolean,
+    /**
+     * Whether storage is behind ingest now (the ingest queue holds more than an insert's worth):
+     * a due roll then waits, up to `maxDeferMs`, since writing it takes the engine's CPU from the
+     * inserts. The archive lags through a burst (the spool keeps what it has not read) and catches
+     * up once ingest has room again.
+     */
+    private readonly ingestBusy: () => boolean = () => false,
   ) {}
 
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -172,6 +188,10 @@ export class Archiver {
     if (!this.roll.length) return;
     const due = this.rollBytes >= this.opts.rollBytes || Date.now() - this.rollStartedMs >= this.opts.rollMs;
     if (!due || Date.now() < this.retryAtMs) return;
+    if (this.ingestBusy()) this.ingestBusyAt = performance.now();
+    const busy = this.ingestBusyAt > 0 && performance.now() - this.ingestBusyAt < BUSY_HOLD_MS;
+    this.deferring = busy && Date.now() - this.rollStartedMs < this.opts.rollMs + this.opts.maxDeferMs;
+    if (this.deferring) return;
     try {
       await this.exclusive(() => this.commitRoll());
       this.failures = 0;
