@@ -313,8 +313,11 @@ test('admin: an expired session returns to sign-in, then to the same page', asyn
   await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
 
   await context.clearCookies(); // the session is gone, as after expiry
-  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  // The next request finds it gone: the Refresh clicked here, or a poll of the page's footer that
+  // gets there first (then the button is gone before the click lands).
+  const signInButton = page.getByRole('button', { name: 'Sign in' });
+  await Promise.race([page.getByRole('button', { name: 'Refresh', exact: true }).click().catch(() => undefined), signInButton.waitFor()]);
+  await signInButton.waitFor();
   assert.match(await page.locator('body').innerText(), /Your session has ended/);
   assert.ok(page.url().endsWith('#/admin/groups'), 'the address still names the page');
 
