@@ -15,7 +15,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-archive-kill-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 test('SIGKILL while archiving, then a restart: every accepted log is archived exactly once', async () => {
-  const env = { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_ARCHIVE_ROLL_S: '1', SVC_ARCHIVE_ROLL_MB: '1' };
+  // Rolls are written while ingest is behind too (no deferral): the kill must land among them.
+  const env = { SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_ARCHIVE_ROLL_S: '1', SVC_ARCHIVE_ROLL_MB: '1', SVC_ARCHIVE_MAX_DEFER_S: '0' };
   const service = await startServiceProcess({ dataDir, env });
   const admin = await signIn(service.base, 'admin', ADMIN_PASSWORD);
   const fractal = (await admin.get('/api/v1/fractals')).body.data[0];
@@ -36,13 +37,16 @@ test('SIGKILL while archiving, then a restart: every accepted log is archived ex
     }
   };
   const senders = [0, 1, 2].map(sender);
-  await waitFor('some rolls archived while ingest goes on', async () => {
-    const s = (await admin.get(`/api/v1/fractals/${fractal.id}/archive`)).body.data;
-    return s.logs >= 20_000 && s.lag_logs > 0;
-  });
-  await service.stop('SIGKILL');
-  stop = true;
-  await Promise.all(senders);
+  try {
+    await waitFor('some rolls archived while ingest goes on', async () => {
+      const s = (await admin.get(`/api/v1/fractals/${fractal.id}/archive`)).body.data;
+      return s.logs >= 20_000 && s.lag_logs > 0;
+    });
+  } finally {
+    await service.stop('SIGKILL');
+    stop = true; // also when the wait failed: the senders must not outlive the test
+    await Promise.all(senders);
+  }
   assert.ok(accepted >= 20_000);
 
   const app = await startTestAppliance({ SVC_ARCHIVE_ROLL_S: '1' }, dataDir);
