@@ -230,9 +230,13 @@ export async function startAppliance(config: Config, opts: { log?: boolean } = {
   await app.register(ingestScope([ingestRoutes, bulkRoutes, otlpRoutes]), { ctx, pipeline: ingest });
   await app.register(pressureRoutes as never, { ctx, pipeline: ingest });
   // Case jobs outlive a restart; those it cut short are reported as failed, their leftovers removed.
-  const caseJobs = new CaseJobs(new CaseJobsStore(db), (job) => {
-    if (job.kind === 'export') rmSync(exportFile(ctx, job.id), { force: true });
-  });
+  const caseJobs = new CaseJobs(
+    new CaseJobsStore(db),
+    (job) => {
+      if (job.kind === 'export') rmSync(exportFile(ctx, job.id), { force: true });
+    },
+    (err) => app.log.error({ err: (err as Error).message }, 'a case job failed outside its own error handling'),
+  );
   await recoverCaseJobs(ctx, caseJobs);
   await app.register(caseRoutes as never, { ctx, jobs: caseJobs });
   const syslogListeners = new SyslogListeners(ctx, new SyslogListenersStore(db, box), ingest);

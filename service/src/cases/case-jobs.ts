@@ -58,10 +58,19 @@ export class CaseJobs {
   constructor(
     readonly store: CaseJobsStore,
     private readonly onDrop: (job: CaseJob) => void = () => undefined,
+    /** Where a failure outside any request goes (a save of progress, a job's own cleanup): logged, never a crash. */
+    private readonly onError: (err: unknown) => void = () => undefined,
   ) {
     for (const j of store.newest(KEEP)) this.jobs.set(j.id, j);
     this.saver = setInterval(() => {
-      for (const j of this.jobs.values()) if (j.status === 'running') store.save(j);
+      for (const j of this.jobs.values()) {
+        if (j.status !== 'running') continue;
+        try {
+          store.save(j);
+        } catch (err) {
+          this.onError(err);
+        }
+      }
     }, SAVE_EVERY_MS);
     this.saver.unref();
   }
@@ -128,7 +137,8 @@ export class CaseJobs {
   /** Runs a job's work in the background; its own errors are its job's (the work records them). */
   run(work: Promise<void>): void {
     this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    // A rejection here would be unhandled and stop the whole service: it is logged instead.
+    void work.catch(this.onError).finally(() => this.running.delete(work));
   }
 
   /** Stops running jobs and waits for them to clean up (before storage closes). */
