@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, pipeline as chain, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import {
@@ -101,7 +101,10 @@ export async function* archiveMembers(file: string, onBytes: (n: number) => void
   };
   const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
   // The bytes of the file are counted as they are read (the job's progress), before inflating.
-  const source = gzipped ? Readable.from(counted(raw)).pipe(createGunzip()) : counted(raw);
+  // Through stream.pipeline, not .pipe(): when the reader stops early (a refusal) and `raw` is
+  // destroyed below, the counter's "premature close" must reach the inflater, not become an
+  // uncaught 'error' that stops the whole service.
+  const source = gzipped ? chain(Readable.from(counted(raw)), createGunzip(), () => undefined) : counted(raw);
   try {
     yield* readTar(source as AsyncIterable<Buffer>);
   } catch (err) {
