@@ -22,8 +22,11 @@ export interface ArchiveSearchRequest {
   end: Date;
   /** The request asked for the archive (`include_archive: true`). */
   explicit: boolean;
-  /** Texts every kept event contains (query/plan/necessary-text.ts): tested before parsing the fields. */
-  texts: NecessaryText[];
+  /**
+   * Texts every kept event contains (query/plan/necessary-text.ts): tested before parsing the
+   * fields. Asked for only when archived rows are read (it parses the query once more).
+   */
+  texts: () => NecessaryText[];
 }
 
 /** What the archive part of an answer read: the files the current snapshots list in range. */
@@ -80,6 +83,7 @@ export class ArchiveSearch {
     const startNs = BigInt(req.start.getTime()) * 1_000_000n;
     const endNs = BigInt(req.end.getTime()) * 1_000_000n + 999_999n;
     const branches: string[] = [];
+    let texts: NecessaryText[] | undefined;
     for (const fractalId of req.fractalIds) {
       let files = this.store.filesOverlapping(fractalId, Number(startNs / 1000n), Number(endNs / 1000n) + 1);
       if (files.length === 0) continue;
@@ -105,7 +109,8 @@ export class ArchiveSearch {
         plan.scanned.bytes += f.bytes;
         plan.scanned.rows += f.rows;
       }
-      branches.push(this.branchSql(backend, fractalId, readable, { startNs, upperNs, endNs, compareIdsFrom, texts: req.texts }));
+      texts ??= req.texts();
+      branches.push(this.branchSql(backend, fractalId, readable, { startNs, upperNs, endNs, compareIdsFrom, texts }));
     }
     if (branches.length) plan.source = `(SELECT ${HOT_COLUMNS} FROM ${this.ch.table('logs')} UNION ALL ${branches.join(' UNION ALL ')})`;
     return plan;

@@ -150,7 +150,7 @@ export async function prepareQuery(
           fractalIds: scope.fractalIds,
           ...range,
           explicit: req.include_archive === true,
-          texts: leadingTexts(queryText(req)),
+          texts: () => leadingTexts(queryText(req)),
         });
   if (archive.refusal) throw new QueryInputError(archive.refusal, 'request');
   const source = archive.source ? { table: archive.source, archiveRows: true } : undefined;
@@ -172,6 +172,22 @@ export async function prepareQuery(
 
 /** Runs of one query at most, each leaving out the archived file the one before failed on. */
 export const ARCHIVE_FILE_ATTEMPTS = 3;
+
+/**
+ * Prepares the caller's query and runs it with `run`; a run that fails on an archived file (now
+ * left out, see leftOutFailedArchiveFile) is prepared and run again, ARCHIVE_FILE_ATTEMPTS in all.
+ */
+export async function prepareAndRun<T>(ctx: Context, principal: Principal | null, req: QueryRequest, run: (p: PreparedQuery) => Promise<T>): Promise<{ prepared: PreparedQuery; result: T }> {
+  for (let attempt = 1; ; attempt++) {
+    const prepared = await prepareQuery(ctx, principal, req);
+    try {
+      return { prepared, result: await run(prepared) };
+    } catch (err) {
+      if (attempt < ARCHIVE_FILE_ATTEMPTS && leftOutFailedArchiveFile(ctx, prepared, err)) continue;
+      throw err;
+    }
+  }
+}
 
 /**
  * Whether `p`, which read the archive, failed on an archived file that is now left out (archive-
@@ -208,20 +224,12 @@ export interface QueryRun {
  */
 export async function runQuery(ctx: Context, principal: Principal | null, req: QueryRequest, opts: { signal?: AbortSignal } = {}): Promise<QueryRun> {
   const started = performance.now();
-  let prepared: PreparedQuery;
-  let budget: ResultBudget;
-  let rows: Row[];
-  for (let attempt = 1; ; attempt++) {
-    prepared = await prepareQuery(ctx, principal, req);
-    budget = new ResultBudget();
-    try {
-      rows = await runQueryRows(ctx.ch, prepared.compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal, budget });
-      break;
-    } catch (err) {
-      if (attempt < ARCHIVE_FILE_ATTEMPTS && leftOutFailedArchiveFile(ctx, prepared, err)) continue;
-      throw err;
-    }
-  }
+  const { prepared, result } = await prepareAndRun(ctx, principal, req, async (p) => {
+    const budget = new ResultBudget();
+    return { budget, rows: await runQueryRows(ctx.ch, p.compiled, { timeoutS: ctx.settings.get().query_timeout_s, signal: opts.signal, budget }) };
+  });
+  const { budget } = result;
+  let { rows } = result;
   const { compiled } = prepared;
   let limitHit = compiled.rowCap !== undefined && rows.length >= compiled.rowCap;
   // With the row cap off an event search reads one page (and one row more to know of the next).

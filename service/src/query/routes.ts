@@ -7,7 +7,7 @@ import type { App } from '../http/app.ts';
 import { openEventStream } from '../http/sse.ts';
 import { fieldCatalog, fieldStats } from './field-stats.ts';
 import { commandReference } from './reference.ts';
-import { ARCHIVE_FILE_ATTEMPTS, asInputError, leftOutFailedArchiveFile, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
+import { ARCHIVE_FILE_ATTEMPTS, asInputError, leftOutFailedArchiveFile, prepareAndRun, prepareQuery, QueryInputError, timeRange, type PreparedQuery, type QueryRequest } from './query-service.ts';
 import { resolveReadScope } from '../auth/read-scope.ts';
 import { PAGE_SIZE } from './compile.ts';
 import {
@@ -149,19 +149,10 @@ export async function queryRoutes(app: App, ctx: Context) {
       if (!reply.raw.writableEnded) controller.abort();
     });
     try {
-      let p: PreparedQuery;
-      let collected: { rows: Row[]; truncated: boolean };
-      for (let attempt = 1; ; attempt++) {
-        p = await prepareQuery(ctx, req.principal, req.body as QueryRequest);
-        try {
-          collected = await collectRows(p, { timeoutS: timeoutS(), signal: controller.signal });
-          break;
-        } catch (err) {
-          if (attempt < ARCHIVE_FILE_ATTEMPTS && leftOutFailedArchiveFile(ctx, p, err)) continue;
-          throw err;
-        }
-      }
-      const { rows, truncated } = collected;
+      const { prepared: p, result } = await prepareAndRun(ctx, req.principal, req.body as QueryRequest, (q) =>
+        collectRows(q, { timeoutS: timeoutS(), signal: controller.signal }),
+      );
+      const { rows, truncated } = result;
       const page = pageOf(p, rows);
       const body: Record<string, unknown> = {
         success: true,
