@@ -1,6 +1,6 @@
 // Ingest gives way to searches on the cores too: the embedded engine's merge threads run at nice
 // MERGE_NICE (storage/engine-threads.ts) and every insert's threads at LOW_PRIORITY_NICE, put back
-// to 0 after it (storage/low-priority-threads.ts), searches at the normal priority. Read from the
+// to 0 after it (storage/engine-threads.ts), searches at the normal priority. Read from the
 // threads' own niceness in /proc while the engine merges and inserts (Linux, as the appliance).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -7,8 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
 import type { ClickHouseRemote, Config } from '../config.ts';
-import { lowerMergePriority } from './engine-threads.ts';
-import { LowPriorityThreads } from './low-priority-threads.ts';
+import { LowPriorityThreads, lowerMergePriority } from './engine-threads.ts';
 import { SearchActivity } from './search-activity.ts';
 
 export interface Analytics {
