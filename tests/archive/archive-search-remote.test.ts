@@ -2,36 +2,28 @@
 // local archive folder: the server cannot read the appliance's folder, and the answer says so —
 // include_archive is a 400 naming the fix, an old window is answered from the hot store with a warning.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import type { ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { startRemoteTestAppliance, type RemoteTestAppliance } from '../support/remote-appliance.ts';
 import { expectOk } from '../support/api.ts';
-import { ADMIN_PASSWORD, defaultIngest, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import { ADMIN_PASSWORD, defaultIngest, signIn, type Client, type TestAppliance } from '../support/appliance.ts';
 import { sendNdjson } from '../support/ingest.ts';
 import { waitFor } from '../support/wait.ts';
 
-const chDir = mkdtempSync(path.join(tmpdir(), 'remote-ch-'));
-let bridge: Awaited<ReturnType<typeof startClickHouseHttpBridge>>;
+let remote: RemoteTestAppliance;
+let bridge: ClickHouseHttpBridge;
 let a: TestAppliance;
 let admin: Client;
 
 before(async () => {
-  bridge = await startClickHouseHttpBridge({ dataDir: chDir, user: 'svc', password: 'remote-secret' });
-  a = await startTestAppliance({
-    SVC_CLICKHOUSE_URL: bridge.url,
+  ({ a, bridge } = remote = await startRemoteTestAppliance({
     SVC_CLICKHOUSE_USER: 'svc',
     SVC_CLICKHOUSE_PASSWORD: 'remote-secret',
     SVC_ARCHIVE_ROLL_S: '3600',
-  });
+  }, { user: 'svc', password: 'remote-secret' }));
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
 });
-after(async () => {
-  await a?.dispose();
-  await bridge?.close();
-  rmSync(chDir, { recursive: true, force: true });
-});
+after(() => remote?.dispose());
 
 test('a remote engine cannot read a local archive folder: include_archive refused with the fix, old windows answered hot-only with a warning', async () => {
   const { fractalId, token } = defaultIngest(a);

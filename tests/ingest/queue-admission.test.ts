@@ -5,39 +5,31 @@
 // inserts while a test holds them, as a busy server would.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import type { ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { startRemoteTestAppliance, type RemoteTestAppliance } from '../support/remote-appliance.ts';
+import { ADMIN_PASSWORD, signIn, type Client, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs, waitForLogs } from '../support/logs.ts';
 import { WAIT_MS } from '../support/wait.ts';
 
-const chDir = mkdtempSync(path.join(tmpdir(), 'queue-ch-'));
+let remote: RemoteTestAppliance;
 let bridge: ClickHouseHttpBridge;
 let a: TestAppliance;
 let admin: Client;
 let fractal: { id: string; token: string };
 
 before(async () => {
-  bridge = await startClickHouseHttpBridge({ dataDir: chDir });
-  a = await startTestAppliance({
-    SVC_CLICKHOUSE_URL: bridge.url,
+  ({ a, bridge } = remote = await startRemoteTestAppliance({
     SVC_CLICKHOUSE_DATABASE: 'queue_test',
     // One slot: 5,000 logs; 4 MiB of rows.
     SVC_INGEST_QUEUE_SIZE: '1',
     SVC_INGEST_QUEUE_BYTES: String(4 * 1024 * 1024),
-  });
+  }));
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
   fractal = await ingestFractal(admin, 'queue');
 });
-after(async () => {
-  await a?.dispose();
-  await bridge?.close();
-  rmSync(chDir, { recursive: true, force: true });
-});
+after(() => remote?.dispose());
 
 const auth = () => ({ authorization: `Bearer ${fractal.token}` });
 const bulkBody = (docs: object[]) => docs.map((d) => `{"index":{}}\n${JSON.stringify(d)}\n`).join('');

@@ -4,32 +4,25 @@
 // lost. Storage is a real ClickHouse HTTP interface (the bridge over the embedded engine) that
 // holds inserts while the test fills the queue, as a busy server would.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
+import type { ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { startRemoteTestAppliance, type RemoteTestAppliance } from '../support/remote-appliance.ts';
+import { ADMIN_PASSWORD, signIn, type Client, type TestAppliance } from '../support/appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { waitForLogs } from '../support/logs.ts';
 
-const chDir = mkdtempSync(path.join(tmpdir(), 'searches-first-ch-'));
+let remote: RemoteTestAppliance;
 let bridge: ClickHouseHttpBridge;
 let a: TestAppliance;
 let admin: Client;
 let fractal: { id: string; token: string };
 
 before(async () => {
-  bridge = await startClickHouseHttpBridge({ dataDir: chDir });
-  a = await startTestAppliance({ SVC_CLICKHOUSE_URL: bridge.url, SVC_CLICKHOUSE_DATABASE: 'searches_first' });
+  ({ a, bridge } = remote = await startRemoteTestAppliance({ SVC_CLICKHOUSE_DATABASE: 'searches_first' }));
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
   fractal = await ingestFractal(admin, 'searches-first');
 });
-after(async () => {
-  await a?.dispose();
-  await bridge?.close();
-  rmSync(chDir, { recursive: true, force: true });
-});
+after(() => remote?.dispose());
 
 const logs = (from: number, n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ seq: from + i, host: `h${i % 7}`, level: 'info' })).join('\n');
 const ingest = async (from: number, n: number) => {

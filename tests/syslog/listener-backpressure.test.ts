@@ -3,33 +3,26 @@
 // inserts again every line arrives, once. Storage is a real ClickHouse HTTP interface (the bridge
 // over the embedded engine) holding every insert while the test says so, as a busy server would.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { waitFor } from '../support/alert-receivers.ts';
-import { ADMIN_PASSWORD, signIn, startTestAppliance, type Client, type TestAppliance } from '../support/appliance.ts';
-import { startClickHouseHttpBridge, type ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { ADMIN_PASSWORD, signIn, type Client, type TestAppliance } from '../support/appliance.ts';
+import type { ClickHouseHttpBridge } from '../support/clickhouse-http-bridge.ts';
+import { startRemoteTestAppliance, type RemoteTestAppliance } from '../support/remote-appliance.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { waitForLogs } from '../support/logs.ts';
 import { connect, makeListener, sendUdp, tokenIdOf } from '../support/syslog.ts';
 
-const chDir = mkdtempSync(path.join(tmpdir(), 'syslog-bp-ch-'));
+let remote: RemoteTestAppliance;
 let bridge: ClickHouseHttpBridge;
 let a: TestAppliance;
 let admin: Client;
 
 before(async () => {
-  bridge = await startClickHouseHttpBridge({ dataDir: chDir });
   // One slot: the queue takes 5,000 logs.
-  a = await startTestAppliance({ SVC_CLICKHOUSE_URL: bridge.url, SVC_CLICKHOUSE_DATABASE: 'syslog_bp', SVC_INGEST_QUEUE_SIZE: '1' });
+  ({ a, bridge } = remote = await startRemoteTestAppliance({ SVC_CLICKHOUSE_DATABASE: 'syslog_bp', SVC_INGEST_QUEUE_SIZE: '1' }));
   admin = await signIn(a.url, 'admin', ADMIN_PASSWORD);
 });
-after(async () => {
-  await a?.dispose();
-  await bridge?.close();
-  rmSync(chDir, { recursive: true, force: true });
-});
+after(() => remote?.dispose());
 
 const LINES = 24_000;
 const PAD = 'p'.repeat(700);
