@@ -114,6 +114,18 @@ const CLICKHOUSE_MIGRATIONS: Migration[] = [
       ) ENGINE = Memory`,
     ],
   },
+  {
+    // Merges read and write the `JSON` column path by path instead of all columns of all parts at
+    // once (ClickHouse's vertical merge, which it picks by itself only from 11 columns and 131,072
+    // rows): measured on mixed logs, a merge's memory fell from 280–390 MB to 200–280 MB, and the
+    // peak RSS of 500,000 ingested logs from 1,553 to 1,200 MB with the merge soft limit
+    // (storage/clickhouse.ts engineMemoryArgs). Parts already stored merge the same way from now.
+    version: 8,
+    name: 'logs vertical merges',
+    statements: (t) => [
+      `ALTER TABLE ${t('logs')} MODIFY SETTING vertical_merge_algorithm_min_columns_to_activate = 1, vertical_merge_algorithm_min_rows_to_activate = 1`,
+    ],
+  },
 ];
 
 export async function migrateClickHouse(ch: Analytics): Promise<void> {

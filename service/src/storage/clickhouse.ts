@@ -167,6 +167,17 @@ function remoteTransport(remote: ClickHouseRemote): Transport {
   };
 }
 
+/**
+ * The embedded engine's memory bounds: everything it allocates (`max_server_memory_usage`), and
+ * no new merge while running merges hold a quarter of that. Measured on mixed logs (issue 18), a
+ * merge of a few parts of the `JSON` column takes 200–400 MB whatever their size (buffers for
+ * every path's streams), so two at once were the peaks of the process, not the inserts.
+ */
+export function engineMemoryArgs(maxMemoryBytes: number): string[] {
+  const cap = Math.floor(maxMemoryBytes);
+  return [`--max_server_memory_usage=${cap}`, `--merges_mutations_memory_usage_soft_limit=${Math.floor(cap / 4)}`];
+}
+
 async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<Transport> {
   // Loaded only in embedded mode: the native engine does not exist on every platform.
   // In the Electron bundle (CommonJS) `require` exists and resolves from the app's modules.
@@ -177,7 +188,7 @@ async function embeddedTransport(dir: string, maxMemoryBytes: number): Promise<T
   mkdirSync(dir, { recursive: true });
   // The engine is configured by the first connection the process opens on its directory; the
   // others share it. Its memory is bounded there when asked (server settings cannot be SET later).
-  const first = new chdb.Session(dir, maxMemoryBytes > 0 ? { connectionArgs: [`--max_server_memory_usage=${Math.floor(maxMemoryBytes)}`] } : undefined);
+  const first = new chdb.Session(dir, maxMemoryBytes > 0 ? { connectionArgs: engineMemoryArgs(maxMemoryBytes) } : undefined);
   first.query(EMBEDDED_SESSION_SETTINGS);
   const connection = createChdbConnection({ path: dir });
   const client = createClient({ connection } as unknown as Parameters<typeof createClient>[0]);
