@@ -115,6 +115,27 @@ describe('text that is not Unicode', () => {
   });
 });
 
+describe('numbers past a double on their own line', () => {
+  test('a bare 1e999999 line is refused as a number, not a record; its neighbours are stored, and so is everything sent after', async () => {
+    const f = await ingestFractal(admin, 'huge-number-line');
+    // Once accepted as a record, its row was refused by the engine on every retry, and every log
+    // inserted with it (here the two beside it, and the later request) was never stored.
+    const r = await post('/api/v1/ingest', f.token, ['{"msg":"before"}', '1e999999', '-1e999999', '{"msg":"after","n":1e999999}'].join('\n'));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.accepted, 2);
+    assert.equal(r.body.rejected, 2);
+    assert.deepEqual(r.body.errors, ['record 2: expected a JSON object, got a number', 'record 3: expected a JSON object, got a number']);
+    const alone = await post('/api/v1/ingest', f.token, '1e999999');
+    assert.equal(alone.status, 400, JSON.stringify(alone.body));
+    assert.match(alone.body.error, /expected a JSON object, got a number/);
+    const later = await post('/api/v1/ingest', f.token, '{"msg":"later"}');
+    assert.equal(later.status, 200);
+    const rows = await waitForLogs(a, f.id, 3);
+    assert.deepEqual(rows.map((l) => l.fields.msg).sort(), ['after', 'before', 'later']);
+    assert.equal(rows.find((l) => l.fields.msg === 'after')!.fields.n, '1e999999', 'a huge number inside a record keeps its text');
+  });
+});
+
 describe('odd keys', () => {
   test('a key named __proto__ is stored as a field, at the top and nested', async () => {
     const f = await ingestFractal(admin, 'proto-keys');
