@@ -124,15 +124,26 @@ describe('numbers past a double on their own line', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.accepted, 2);
     assert.equal(r.body.rejected, 2);
-    assert.deepEqual(r.body.errors, ['record 2: expected a JSON object, got a number', 'record 3: expected a JSON object, got a number']);
+    assert.deepEqual(r.body.errors, ['record 2: expected a JSON object, got number', 'record 3: expected a JSON object, got number']);
     const alone = await post('/api/v1/ingest', f.token, '1e999999');
     assert.equal(alone.status, 400, JSON.stringify(alone.body));
-    assert.match(alone.body.error, /expected a JSON object, got a number/);
+    assert.match(alone.body.error, /expected a JSON object, got number/);
     const later = await post('/api/v1/ingest', f.token, '{"msg":"later"}');
     assert.equal(later.status, 200);
     const rows = await waitForLogs(a, f.id, 3);
     assert.deepEqual(rows.map((l) => l.fields.msg).sort(), ['after', 'before', 'later']);
     assert.equal(rows.find((l) => l.fields.msg === 'after')!.fields.n, '1e999999', 'a huge number inside a record keeps its text');
+  });
+
+  test('/_bulk: a 1e999999 document is an item error; the other item is created and stored', async () => {
+    const f = await ingestFractal(admin, 'huge-number-bulk');
+    const r = await post('/_bulk', f.token, '{"index":{}}\n1e999999\n{"index":{}}\n{"msg":"ok"}\n');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.errors, true);
+    assert.match(r.body.items[0].index.error.reason, /must be a JSON object, not a number/);
+    assert.equal(r.body.items[1].index.status, 201);
+    const rows = await waitForLogs(a, f.id, 1);
+    assert.deepEqual(rows.map((l) => l.fields.msg), ['ok']);
   });
 });
 

@@ -14,6 +14,18 @@ export class BigNumberText {
 }
 
 /**
+ * The JSON type of a parsed value: 'object', 'array', 'number', 'string', 'boolean' or 'null'. A
+ * BigNumberText is an object in JS but a number in the JSON it came from: a record parser that
+ * took it for an object would store a row the engine refuses.
+ */
+export function jsonTypeOf(v: unknown): 'object' | 'array' | 'number' | 'string' | 'boolean' | 'null' {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof BigNumberText) return 'number';
+  return typeof v as 'object' | 'number' | 'string' | 'boolean';
+}
+
+/**
  * JSON text of a value in which a BigNumberText stays a bare number with every digit
  * (JSON.stringify would write it as a string): the OTLP body text, the .evtx reader's NDJSON.
  */

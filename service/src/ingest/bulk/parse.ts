@@ -5,7 +5,7 @@
 // pair up, so it fails the whole body (BulkSyntaxError); a bad document line fails only its item.
 //
 // Numbers are read without loss (shared/exact-json.ts): 2^64 + 1 is stored as 18446744073709551617.
-import { parseJson, setOwn } from '../../shared/exact-json.ts';
+import { jsonTypeOf, parseJson, setOwn } from '../../shared/exact-json.ts';
 
 /** An error object in the format's response shape. */
 export interface EsError {
@@ -88,8 +88,9 @@ export function parseBulk(body: Buffer | string, defaultIndex?: string): BulkIte
       items.push(docError(action, index, id, `failed to parse the document on line ${docLine.no}: ${(e as Error).message}`));
       continue;
     }
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-      const kind = doc === null ? 'null' : Array.isArray(doc) ? 'an array' : `a ${typeof doc}`;
+    const type = jsonTypeOf(doc);
+    if (type !== 'object') {
+      const kind = type === 'null' ? 'null' : type === 'array' ? 'an array' : `a ${type}`;
       items.push(docError(action, index, id, `the document on line ${docLine.no} must be a JSON object, not ${kind}`));
       continue;
     }

@@ -1,5 +1,5 @@
 // The default parser: one JSON object per record. Integers beyond 2^53 keep their exact text.
-import { BigNumberText, parseJson } from '../../shared/exact-json.ts';
+import { jsonTypeOf, parseJson } from '../../shared/exact-json.ts';
 import { ParseError } from './parse-error.ts';
 
 export function parseJsonRecord(text: string): Record<string, unknown> {
@@ -9,12 +9,8 @@ export function parseJsonRecord(text: string): Record<string, unknown> {
   } catch (err) {
     throw new ParseError(`invalid JSON (${(err as Error).message.replace(/^Unexpected/, 'unexpected')})`);
   }
-  // A number too large for a double parses to a BigNumberText, an object: on its own line it is
-  // a number, not a record (taken as one, its row was refused by the engine on every retry).
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof BigNumberText) {
-    const got = v === null ? 'null' : Array.isArray(v) ? 'an array' : v instanceof BigNumberText ? 'a number' : typeof v;
-    throw new ParseError(`expected a JSON object, got ${got}`);
-  }
+  const type = jsonTypeOf(v);
+  if (type !== 'object') throw new ParseError(`expected a JSON object, got ${type === 'array' ? 'an array' : type}`);
   return v as Record<string, unknown>;
 }
 
