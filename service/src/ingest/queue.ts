@@ -32,6 +32,13 @@ export interface QueueOptions {
   onInsertError: (err: Error, attempt: number, delayMs: number) => void;
   onRecovered: () => void;
   /**
+   * A row of a batch that the engine refuses for its data, alone, on every try: the row to store
+   * in its place (the record's text kept, the engine's reason a field), or null when there is none.
+   */
+  quarantine: (table: IngestTable, row: string, reason: string) => string | null;
+  /** After `rows` rows of a batch were stored in their quarantine form. */
+  onQuarantined: (rows: number, reason: string) => void;
+  /**
    * Resolves when the next insert may start: while searches run, the engine's CPU is theirs, and
    * ingest waits (its queue fills and pushes back) rather than the analyst.
    */
@@ -57,8 +64,23 @@ const MAX_ROWS_PER_INSERT = 50_000;
 const MAX_BYTES_PER_INSERT = 16 * 1024 * 1024;
 const MAX_BYTES_IN_FLIGHT = 2 * MAX_BYTES_PER_INSERT;
 const MAX_BACKOFF_MS = 30_000;
+/** How long to wait before try `attempt + 1` of an insert: 100 ms, doubling, at most MAX_BACKOFF_MS. */
+const backoffMs = (attempt: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempt - 1, 10));
 /** The engine's refusal of a statement for its memory limit (the server's or the query's). */
 const MEMORY_LIMIT = /MEMORY_LIMIT_EXCEEDED|memory limit exceeded/i;
+
+/**
+ * Engine refusals of a statement's data (not of the engine's state): parse and type errors. Retried
+ * as they are they would fail for ever, so the insert is split until the rows at fault are found.
+ */
+const DATA_ERROR_CODES = new Set([6, 26, 27, 38, 41, 53, 69, 70, 72, 117, 130, 131]);
+
+/** Whether the engine refused `err`'s statement for the data it was given. */
+export function refusedForData(err: unknown): boolean {
+  const e = err as { clickhouseCode?: unknown; code?: unknown; message?: unknown };
+  const code = Number(e.clickhouseCode ?? (typeof e.code === 'string' && /^\d+$/.test(e.code) ? e.code : /Code: (\d+)\./.exec(String(e.message))?.[1]));
+  return DATA_ERROR_CODES.has(code);
+}
 
 /** The bytes a batch counts against the byte bound. */
 export const batchBytes = (rows: Buffer) => rows.length + BATCH_OVERHEAD_BYTES;
@@ -276,7 +298,17 @@ export class IngestQueue {
         this.o.onInserted(batches, performance.now() - t0);
         return true;
       } catch (err) {
-        if (batches.length > 1 && MEMORY_LIMIT.test((err as Error).message)) {
+        if (batches.length === 1 && refusedForData(err)) {
+          // One batch the engine refuses for its data: its rows are stored apart, the ones at fault
+          // in their quarantine form, so one bad row neither blocks ingest nor is lost.
+          const stored = await this.storeApart(batches[0]!);
+          if (stored) {
+            this.o.onInserted(batches, performance.now() - t0);
+            return true;
+          }
+          if (!this.running) return false;
+        }
+        if (batches.length > 1 && (MEMORY_LIMIT.test((err as Error).message) || refusedForData(err))) {
           const back = batches.splice(Math.ceil(batches.length / 2));
           this.waiting.unshift(...back);
           this.waitingSince.unshift(...back.map(() => performance.now()));
@@ -286,11 +318,75 @@ export class IngestQueue {
           }
           continue;
         }
-        const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempt - 1, 10));
+        const delay = backoffMs(attempt);
         this.o.onInsertError(err as Error, attempt, delay);
         if (!this.running && attempt >= 3) return false;
         await new Promise((r) => setTimeout(r, delay));
       }
     }
+  }
+
+  /**
+   * Stores a batch the engine refused for its data in halves, down to single rows; a row refused
+   * alone is stored in its quarantine form. Other failures are retried with backoff in place. True
+   * when every row is stored. Otherwise (a row with no quarantine form or refused in it too, or the
+   * queue stopping) the batch keeps only the rows not stored, to be retried, spooled as before (a
+   * replay skips rows already stored, by log_id): nothing is lost and nothing stored twice.
+   */
+  private async storeApart(b: QueuedBatch): Promise<boolean> {
+    const rows = b.rows.toString('utf8').split('\n').filter(Boolean);
+    const stored = new Uint8Array(rows.length);
+    let quarantined = 0;
+    let reason = '';
+    /** Null once stored, else the engine's refusal of this data. */
+    const tryInsert = async (part: string[]): Promise<Error | null> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.o.insert(b.table, [Buffer.from(part.join('\n') + '\n')]);
+          return null;
+        } catch (err) {
+          if (refusedForData(err)) return err as Error;
+          const delay = backoffMs(attempt);
+          this.o.onInsertError(err as Error, attempt, delay);
+          if (!this.running && attempt >= 3) throw err;
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    };
+    /** Stores rows [lo, hi); false when one of them cannot be stored in any form. */
+    const put = async (lo: number, hi: number): Promise<boolean> => {
+      const refused = await tryInsert(rows.slice(lo, hi));
+      if (!refused) {
+        stored.fill(1, lo, hi);
+        return true;
+      }
+      if (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        const first = await put(lo, mid);
+        return (await put(mid, hi)) && first;
+      }
+      reason = refused.message.split('\n')[0]!.replace(/: while executing .*$/, '').slice(0, 500);
+      const stand = this.o.quarantine(b.table, rows[lo]!, reason);
+      if (stand === null || (await tryInsert([stand])) !== null) return false;
+      stored[lo] = 1;
+      quarantined++;
+      return true;
+    };
+    let all = false;
+    try {
+      all = await put(0, rows.length);
+    } catch {
+      all = false;
+    }
+    if (quarantined) this.o.onQuarantined(quarantined, reason);
+    if (all) return true;
+    const left = rows.filter((_, i) => !stored[i]);
+    if (left.length < rows.length) {
+      const before = batchBytes(b.rows);
+      b.rows = Buffer.from(left.join('\n') + '\n');
+      this.release(rows.length - left.length, before - batchBytes(b.rows));
+      b.count = left.length;
+    }
+    return false;
   }
 }
