@@ -56,6 +56,9 @@ test('a row the engine refuses is stored apart with the reason; the logs inserte
   assert.match(bad!.ingest_error!, /JSON/, bad!.ingest_error);
   assert.equal(Number((await search(f.id, '"not json at all" | count()'))[0]!._count), 1);
 
+  const counted = await a.context.metrics.ingestRowsStoredApart.get();
+  assert.equal(counted.values[0]!.value, 1, 'svc_ingest_rows_stored_apart_total counts it');
+
   // The queue is empty again and holds nothing back: the bytes and logs it counted were released.
   assert.ok(await a.ingest.queue.drain(5_000));
   assert.equal(a.ingest.queue.queuedLogs, 0);

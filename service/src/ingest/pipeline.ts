@@ -202,7 +202,10 @@ export class Ingest implements IngestPipeline {
       },
       onRecovered: () => this.pressure.set('storage', false),
       quarantine: (table, row, reason) => (table === 'logs_ingest' ? quarantineRow(row, reason) : null),
-      onQuarantined: (rows, reason) => ctx.log.error({ rows, reason }, 'the engine refused rows of a batch; stored with their text as `message` and the reason as `ingest_error`'),
+      onQuarantined: (rows, reason) => {
+        metrics.ingestRowsStoredApart.inc(rows);
+        ctx.log.error({ rows, reason }, 'the engine refused rows of a batch; stored with their text as `message` and the reason as `ingest_error`');
+      },
       yieldToSearches: () => ctx.ch.searches.whenIdle(MAX_YIELD_TO_SEARCHES_MS),
     });
     metrics.trackIngest(() => ({ depth: this.queue.depth, logs: this.queue.queuedLogs, bytes: this.queue.queuedBytes, spoolBytes: this.spool.bytes }));

@@ -90,6 +90,11 @@ export class Metrics {
     help: 'ClickHouse inserts that failed and were retried',
     registers: [this.registry],
   });
+  readonly ingestRowsStoredApart = new client.Counter({
+    name: 'svc_ingest_rows_stored_apart_total',
+    help: 'Rows ClickHouse refused for their data, stored with their text as message and the reason as ingest_error',
+    registers: [this.registry],
+  });
 
   /** Queue depth and spool size are read when scraped. */
   trackIngest(read: () => { depth: number; logs: number; bytes: number; spoolBytes: number }): void {
