@@ -373,11 +373,27 @@ async function typeSizes(page: Page, title: string): Promise<{ title: number; ax
   const c = card(page, title);
   await c.locator('.chart-view .u-axis').first().waitFor();
   const titleCss = await c.locator('.w-title').evaluate((el) => ({ size: Number.parseFloat(getComputedStyle(el).fontSize), color: getComputedStyle(el).color }));
-  // The value axis is the leftmost (the bottom one starts where the plot does, right of it).
-  const axis = await c.locator('.chart-view .u-axis').evaluateAll((els) => {
-    const rects = els.map((e) => e.getBoundingClientRect()).sort((x, y) => x.left - y.left);
-    return rects[0]!.width;
-  });
+  // The value axis is the leftmost (the bottom one starts where the plot does, right of it). A
+  // theme switch redraws the chart, whose axes are laid out on its first frame: measured at once,
+  // the axis read 0 px (a flaky failure in CI). So it is read once its width is the same for three
+  // frames running (0 after 10 s, which fails the caller's assertion).
+  const axis = await c
+    .locator('.chart-view')
+    .first()
+    .evaluate(async (view) => {
+      const until = performance.now() + 10_000;
+      let last = -1;
+      let same = 0;
+      while (performance.now() < until) {
+        const rects = [...view.querySelectorAll('.u-axis')].map((e) => e.getBoundingClientRect()).sort((x, y) => x.left - y.left);
+        const w = rects[0]?.width ?? 0;
+        same = w > 0 && w === last ? same + 1 : 0;
+        last = w;
+        if (same >= 2) return w;
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      return 0;
+    });
   return { title: titleCss.size, axis, color: titleCss.color };
 }
 
