@@ -11,6 +11,7 @@
 // the oldest batch wait up to LINGER_MS for more. A failed insert is retried with exponential
 // backoff; batches are never dropped.
 import type { IngestTable } from '../logs/log-store.ts';
+import { refusedForData, refusedForMemory } from '../storage/engine-errors.ts';
 
 export interface QueuedBatch {
   id: string;
@@ -66,22 +67,6 @@ const MAX_BYTES_IN_FLIGHT = 2 * MAX_BYTES_PER_INSERT;
 const MAX_BACKOFF_MS = 30_000;
 /** How long to wait before try `attempt + 1` of an insert: 100 ms, doubling, at most MAX_BACKOFF_MS. */
 const backoffMs = (attempt: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(attempt - 1, 10));
-/** The engine's refusal of a statement for its memory limit (the server's or the query's). */
-const MEMORY_LIMIT = /MEMORY_LIMIT_EXCEEDED|memory limit exceeded/i;
-
-/**
- * Engine refusals of a statement's data (not of the engine's state): parse and type errors. Retried
- * as they are they would fail for ever, so the insert is split until the rows at fault are found.
- */
-const DATA_ERROR_CODES = new Set([6, 26, 27, 38, 41, 53, 69, 70, 72, 117, 130, 131]);
-
-/** Whether the engine refused `err`'s statement for the data it was given. */
-export function refusedForData(err: unknown): boolean {
-  const e = err as { clickhouseCode?: unknown; code?: unknown; message?: unknown };
-  const code = Number(e.clickhouseCode ?? (typeof e.code === 'string' && /^\d+$/.test(e.code) ? e.code : /Code: (\d+)\./.exec(String(e.message))?.[1]));
-  return DATA_ERROR_CODES.has(code);
-}
-
 /** The bytes a batch counts against the byte bound. */
 export const batchBytes = (rows: Buffer) => rows.length + BATCH_OVERHEAD_BYTES;
 
@@ -308,7 +293,7 @@ export class IngestQueue {
           }
           if (!this.running) return false;
         }
-        if (batches.length > 1 && (MEMORY_LIMIT.test((err as Error).message) || refusedForData(err))) {
+        if (batches.length > 1 && (refusedForMemory(err) || refusedForData(err))) {
           const back = batches.splice(Math.ceil(batches.length / 2));
           this.waiting.unshift(...back);
           this.waitingSince.unshift(...back.map(() => performance.now()));
@@ -318,12 +303,21 @@ export class IngestQueue {
           }
           continue;
         }
-        const delay = backoffMs(attempt);
-        this.o.onInsertError(err as Error, attempt, delay);
-        if (!this.running && attempt >= 3) return false;
-        await new Promise((r) => setTimeout(r, delay));
+        if (!(await this.waitToRetry(err as Error, attempt))) return false;
       }
     }
+  }
+
+  /**
+   * After failed try `attempt` of an insert: reports it and waits its backoff. False, at once, when
+   * the queue is stopping and it has been tried three times (the spool keeps the rows).
+   */
+  private async waitToRetry(err: Error, attempt: number): Promise<boolean> {
+    const delay = backoffMs(attempt);
+    this.o.onInsertError(err, attempt, delay);
+    if (!this.running && attempt >= 3) return false;
+    await new Promise((r) => setTimeout(r, delay));
+    return true;
   }
 
   /**
@@ -346,10 +340,7 @@ export class IngestQueue {
           return null;
         } catch (err) {
           if (refusedForData(err)) return err as Error;
-          const delay = backoffMs(attempt);
-          this.o.onInsertError(err as Error, attempt, delay);
-          if (!this.running && attempt >= 3) throw err;
-          await new Promise((r) => setTimeout(r, delay));
+          if (!(await this.waitToRetry(err as Error, attempt))) throw err;
         }
       }
     };

@@ -6,6 +6,7 @@ import type { CompiledQuery } from './compile.ts';
 import { encodeCursor } from './compile.ts';
 import { QueryCompileError } from './plan/errors.ts';
 import { conjunction, FROM_ARCHIVE, type OutputColumn } from './plan/pipeline.ts';
+import { engineErrorCode } from '../storage/engine-errors.ts';
 
 /** Non-enumerable property of a paged event row holding the cursor that resumes after it. */
 export const CURSOR = Symbol('cursor');
@@ -42,7 +43,7 @@ const RESULT_LIMIT_CODE = 396; // TOO_MANY_ROWS_OR_BYTES
 
 /** The limit sentence for an engine error, or undefined when it is no limit. */
 function limitSentence(err: unknown): string | undefined {
-  const code = errorCode(err) ?? -1;
+  const code = engineErrorCode(err) ?? -1;
   const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
   if (MEMORY_LIMIT_CODES.has(code)) {
     return `Query limit: the query needs more than the ${mb(queryLimits.maxMemoryBytes)} of memory one query may use. Narrow the time range, filter before aggregating or sorting, or compute less per row.`;
@@ -91,18 +92,10 @@ export function approximateJsonBytes(row: Row): number {
 
 export type Row = Record<string, unknown>;
 
-/** ClickHouse error code of an engine error message, if it carries one. */
-function errorCode(err: unknown): number | undefined {
-  const e = err as { code?: string | number; message?: string };
-  if (e?.code !== undefined && /^\d+$/.test(String(e.code))) return Number(e.code);
-  const m = /Code: (\d+)/.exec(String(e?.message ?? ''));
-  return m ? Number(m[1]) : undefined;
-}
-
 const TIMEOUT_CODES = new Set([159, 394]);
 
 /** TIMEOUT_EXCEEDED (159) / QUERY_WAS_CANCELLED (394): the engine stopped the statement at its time-out. */
-export const isEngineTimeout = (err: unknown): boolean => TIMEOUT_CODES.has(errorCode(err) ?? -1);
+export const isEngineTimeout = (err: unknown): boolean => TIMEOUT_CODES.has(engineErrorCode(err) ?? -1);
 
 /** Compiles the patterns in the engine (RE2), all in one statement; throws what the engine says. */
 async function compileInEngine(ch: Analytics, patterns: string[]): Promise<void> {

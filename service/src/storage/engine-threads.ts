@@ -17,6 +17,7 @@
 //   the merge pool, and merges and inserts share the cores about evenly.
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { RunningCount } from './running-count.ts';
 
 /** The merge threads' niceness (0 normal, 19 lowest): about a twelfth of a core's share against nice 0. */
 export const MERGE_NICE = 11;
@@ -59,20 +60,13 @@ export function lowerMergePriority(): () => void {
 }
 
 /** Counts the low-priority statements running; when the last one ends, puts back the threads they left niced. */
-export class LowPriorityThreads {
-  private running = 0;
+export class LowPriorityThreads extends RunningCount {
+  constructor(readonly nice: number) {
+    super();
+  }
 
-  constructor(readonly nice: number) {}
-
-  /** A low-priority statement starts; the function returned says it ended. */
-  begin(): () => void {
-    this.running++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      if (--this.running === 0) restoreThreads(this.nice);
-    };
+  protected ended(): void {
+    if (this.running === 0) restoreThreads(this.nice);
   }
 }
 

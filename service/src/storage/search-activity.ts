@@ -3,27 +3,16 @@
 // for someone waiting (query routes, histograms, log context, notebooks, an alert's preview), not
 // the background ones (the alert engine, dashboard widgets, case exports: `background`); the
 // ingest queue waits for a moment with none before it starts its next insert (ingest/queue.ts).
-export class SearchActivity {
-  private running = 0;
+import { RunningCount } from './running-count.ts';
+
+export class SearchActivity extends RunningCount {
   private idleWaiters: Array<() => void> = [];
   /** When the last search ended (performance.now()), 0 before any. */
   lastEndedAt = 0;
 
-  /** Marks a search running; the function returned marks it ended (once). */
-  begin(): () => void {
-    this.running++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.running--;
-      this.lastEndedAt = performance.now();
-      if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
-    };
-  }
-
-  get active(): number {
-    return this.running;
+  protected ended(): void {
+    this.lastEndedAt = performance.now();
+    if (this.running === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /** Resolves when no search runs, or after `maxWaitMs` at the latest (so ingest never starves). */
