@@ -2,6 +2,7 @@
 import { enc, errorMessage, get, post, sameId, type Fractal, type Prism, type Selection } from './api.ts';
 import type { Scope } from './admin-scope.ts';
 import { setSelected } from './session.svelte.ts';
+import { LatestAnswer } from './latest-answer.ts';
 
 export const catalog = $state<{
   fractals: Fractal[];
@@ -11,27 +12,27 @@ export const catalog = $state<{
   error: string | null;
 }>({ fractals: [], prisms: [], loaded: false, loading: false, error: null });
 
-let loadSeq = 0;
+const loads = new LatestAnswer();
 
 export async function loadCatalog(): Promise<void> {
-  const my = ++loadSeq;
+  const current = loads.begin();
   catalog.loading = true;
   catalog.error = null;
   try {
     const [fractals, prisms] = await Promise.all([get<Fractal[]>('/fractals'), get<Prism[]>('/prisms')]);
-    if (my !== loadSeq) return;
+    if (!current()) return;
     catalog.fractals = sortByName(fractals ?? []);
     catalog.prisms = sortByName(prisms ?? []);
     catalog.loaded = true;
   } catch (err) {
-    if (my === loadSeq) catalog.error = errorMessage(err);
+    if (current()) catalog.error = errorMessage(err);
   } finally {
-    if (my === loadSeq) catalog.loading = false;
+    if (current()) catalog.loading = false;
   }
 }
 
 export function resetCatalog(): void {
-  loadSeq++;
+  loads.drop();
   catalog.fractals = [];
   catalog.prisms = [];
   catalog.loaded = false;

@@ -3,6 +3,7 @@
 // can show it where the person acted: the load's above the table, a row action's under its row, a
 // form's next to the form.
 import { errorMessage } from './api.ts';
+import { LatestAnswer } from './latest-answer.ts';
 
 export class ListResource<T extends { id: string }> {
   /** Null until the first load answers. */
@@ -13,6 +14,8 @@ export class ListResource<T extends { id: string }> {
 
   readonly #read: () => Promise<T[]> | null;
   readonly #loaded?: (items: T[]) => void;
+  /** A load answering after a newer one (a scoped page switched fractals meanwhile) is dropped. */
+  readonly #latest = new LatestAnswer();
 
   /**
    * `read` returns null when there is nothing to load (a scoped page with no fractal chosen);
@@ -24,15 +27,17 @@ export class ListResource<T extends { id: string }> {
   }
 
   load = async (): Promise<void> => {
+    const current = this.#latest.begin();
     const pending = this.#read();
     if (!pending) return;
     this.error = null;
     try {
       const items = await pending;
+      if (!current()) return;
       this.items = items;
       this.#loaded?.(items);
     } catch (err) {
-      this.error = errorMessage(err);
+      if (current()) this.error = errorMessage(err);
     }
   };
 
