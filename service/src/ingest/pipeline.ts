@@ -117,14 +117,23 @@ class RowWriter {
   private len = 0;
   count = 0;
 
-  /** Sized from the records this batch will most likely hold (records[from…]). */
-  constructor(records: IncomingRecord[], from: number) {
+  /**
+   * Rows of one month (`month`, see QueuedBatch), sized from the records this batch will most
+   * likely hold (records[from…]); a writer for a month other than the request's first starts small,
+   * since records of many months (an import of old logs) share out the request's records.
+   */
+  constructor(
+    readonly month: string,
+    records: IncomingRecord[],
+    from: number,
+    small: boolean,
+  ) {
     let chars = 0;
-    const to = Math.min(records.length, from + MAX_BATCH_LOGS);
+    const to = small ? from : Math.min(records.length, from + MAX_BATCH_LOGS);
     for (let i = from; i < to; i++) chars += records[i]!.text.length;
     // A row is about 180 bytes of columns plus the record as an escaped JSON string; a record the
     // pipeline changed also carries its fields (the buffer grows for those).
-    this.buf = Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(chars * 1.3) + (to - from) * 200));
+    this.buf = Buffer.allocUnsafeSlow(Math.max(small ? 65_536 : 4096, Math.ceil(chars * 1.3) + (to - from) * 200));
   }
 
   add(row: string): void {
@@ -316,7 +325,8 @@ export class Ingest implements IngestPipeline {
     // The parts of a row that are the same for every record of this request.
     const rowStart = `{"fractal_id":"${fid}","timestamp":"`;
     const rowMiddle = `","ingest_timestamp":"${ingestTs}","log_id":"`;
-    let current: RowWriter | null = null;
+    // One batch per month the records' timestamps fall in (the queue inserts a month at a time).
+    const writers = new Map<string, RowWriter>();
     let rejected = 0;
     /** The record text the rows were made from (records parsed from a body, not given as fields). */
     let textBytes = 0;
@@ -343,13 +353,14 @@ export class Ingest implements IngestPipeline {
         const verbatim = members >= 0 && fields === obj && keyCount(obj) === members;
         const ts = resolveTimestamp(fields, token.timestampFields, settingsFields);
         const logId = logIds?.[i] ?? randomUUID();
-        current ??= new RowWriter(records, i);
-        current.add(
-          `${rowStart}${ts.field === null ? ingestTs : formatNs(ts.ns)}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)}${verbatim ? '' : `,"fields":${JSON.stringify(JSON.stringify(fields))}`}}\n`,
-        );
-        if (current.count === MAX_BATCH_LOGS) {
-          chunks.push(current);
-          current = null;
+        const time = ts.field === null ? ingestTs : formatNs(ts.ns);
+        const month = time.slice(0, 7);
+        let writer = writers.get(month);
+        if (!writer) writers.set(month, (writer = new RowWriter(month, records, i, writers.size > 0 || chunks.length > 0)));
+        writer.add(`${rowStart}${time}${rowMiddle}${logId}","raw":${JSON.stringify(rec.text)}${verbatim ? '' : `,"fields":${JSON.stringify(JSON.stringify(fields))}`}}\n`);
+        if (writer.count === MAX_BATCH_LOGS) {
+          chunks.push(writer);
+          writers.delete(month);
         }
         outcomes[i] = { ok: true, logId };
         if (!rec.fields) textBytes += rec.text.length + 1;
@@ -361,7 +372,7 @@ export class Ingest implements IngestPipeline {
         outcomes[i] = { ok: false, error: err.message };
       }
     }
-    if (current) chunks.push(current);
+    for (const w of writers.values()) chunks.push(w);
     if (rejected) metrics.ingestRefused.inc({ reason: 'invalid_record' }, rejected);
     const accepted = records.length - rejected;
     if (accepted === 0) return { accepted, rejected, errors, outcomes, durable: false };
@@ -371,6 +382,7 @@ export class Ingest implements IngestPipeline {
       fractalId: fid,
       count: c.count,
       table: 'logs_ingest',
+      month: c.month,
       rows: c.finish(),
     }));
     const bytes = batches.reduce((n, b) => n + batchBytes(b.rows), 0);

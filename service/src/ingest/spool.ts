@@ -21,6 +21,8 @@ export interface SpooledBatch {
   count: number;
   /** The table the NDJSON rows are written for (see LogStore.insert). */
   table: IngestTable;
+  /** The month of every row, when the pipeline cut the batch to one (QueuedBatch.month). */
+  month?: string;
   rows: Buffer;
   segment: number;
 }
@@ -126,7 +128,7 @@ export class Spool {
   /** Resolves once the batch is on disk (fsync'd). */
   append(b: Omit<SpooledBatch, 'segment'>): Promise<void> {
     if (this.closed) return Promise.reject(new Error('spool is closed'));
-    const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count, table: b.table }) + '\n');
+    const head = Buffer.from('B' + JSON.stringify({ id: b.id, fractalId: b.fractalId, count: b.count, table: b.table, month: b.month }) + '\n');
     const seg = this.segment;
     this.open.set(seg, (this.open.get(seg) ?? 0) + 1);
     this.batchSegment.set(b.id, seg);
@@ -263,7 +265,7 @@ function frame(parts: Buffer[]): { bufs: Buffer[]; bytes: number } {
 export function spooledBatch(payload: Buffer, segment: number): SpooledBatch | null {
   if (payload[0] !== 0x42 /* B */) return null;
   const nl = payload.indexOf(0x0a);
-  const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number; table?: IngestTable };
+  const head = JSON.parse(payload.subarray(1, nl).toString('utf8')) as { id: string; fractalId: string; count: number; table?: IngestTable; month?: string };
   return { ...head, table: head.table ?? 'logs', rows: payload.subarray(nl + 1), segment };
 }
 
