@@ -61,8 +61,16 @@ export const LOW_PRIORITY_NICE = 10;
  * An insert is a low-priority statement: its engine threads run at nice LOW_PRIORITY_NICE, so
  * ingest gives way to the analyst's searches and the event loop on the cores too (the threads
  * it leaves niced are put back once no low-priority statement runs, as for streamRows).
+ * No bound on the months (partitions) one insert touches: the queue inserts a month at a time,
+ * but batches recovered from a spool written before it did may span more than the engine's
+ * default 100, which it would refuse on every try.
  */
-const INSERT_SETTINGS = { input_format_try_infer_dates: 0, input_format_try_infer_datetimes: 0, os_thread_priority: String(LOW_PRIORITY_NICE) } as const;
+const INSERT_SETTINGS = {
+  input_format_try_infer_dates: 0,
+  input_format_try_infer_datetimes: 0,
+  os_thread_priority: String(LOW_PRIORITY_NICE),
+  max_partitions_per_insert_block: '0',
+} as const;
 
 /** The statement with one more setting: our statements end with at most one SETTINGS clause. */
 const withSetting = (sql: string, setting: string): string => (/ SETTINGS [^()']*('[^']*'[^()']*)*$/.test(sql) ? `${sql}, ${setting}` : `${sql} SETTINGS ${setting}`);
