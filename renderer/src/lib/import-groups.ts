@@ -36,3 +36,23 @@ export function fileShares(sizes: number[], sent: number): number[] {
     return share;
   });
 }
+
+/** A file the Evidence page takes for a Windows event log by its name (`.evtx`, gzipped or not). */
+export const isEvtxName = (name: string): boolean => /\.evtx(\.gz)?$/i.test(name);
+
+/**
+ * The normalizer each dropped file is imported with: the one chosen, for every file; with none
+ * chosen ('', the fractal's own), the shipped Windows event log normalizer (`windowsId`, when it
+ * exists) for `.evtx` files, so they get the names Sigma rules use, and the fractal's for the rest.
+ * Each part is then sent in its own upload groups (the normalizer is one per request).
+ */
+export function normalizerParts(names: string[], chosen: string, windowsId: string | null): Array<{ normalizerId: string; files: number[] }> {
+  if (chosen || !windowsId) return names.length ? [{ normalizerId: chosen, files: names.map((_, i) => i) }] : [];
+  const evtx: number[] = [];
+  const rest: number[] = [];
+  names.forEach((n, i) => (isEvtxName(n) ? evtx : rest).push(i));
+  return [
+    ...(evtx.length ? [{ normalizerId: windowsId, files: evtx }] : []),
+    ...(rest.length ? [{ normalizerId: '', files: rest }] : []),
+  ];
+}

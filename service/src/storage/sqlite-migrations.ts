@@ -3,6 +3,7 @@
 // rewritten (a rewrite the code of a domain does: that code must then stay as it was too).
 import { addSyslogNgNumbersToDefault } from '../normalizers/migrate-default-syslog-ng.ts';
 import { migrateTokenRules } from '../normalizers/migrate-token-rules.ts';
+import { addWindowsNormalizer } from '../normalizers/windows-normalizer.ts';
 import type { Db } from './sqlite.ts';
 
 export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: string; run?: (db: Db) => void }> = [
@@ -796,5 +797,13 @@ export const SQLITE_MIGRATIONS: Array<{ version: number; name: string; sql: stri
     // A firing restored from a case archive is evidence of that case: the 30-day pruning of this
     // appliance's own firings (and of their delivered payloads) must not reach it.
     sql: `ALTER TABLE alert_executions ADD COLUMN from_case INTEGER NOT NULL DEFAULT 0;`,
+  },
+  {
+    version: 18,
+    name: 'shipped Windows event log normalizer',
+    // Dropped .evtx files get the names Sigma rules use without a normalizer made by hand
+    // (normalizers/windows-normalizer.ts); an install that has a normalizer of that name keeps it.
+    sql: '',
+    run: addWindowsNormalizer,
   },
 ];
