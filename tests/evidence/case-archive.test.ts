@@ -19,7 +19,7 @@ import { ADMIN_PASSWORD, Client, makeUser, signIn, startTestAppliance, type Test
 import { expectError, expectOk, grant } from '../support/api.ts';
 import { ingestFractal } from '../support/ingest.ts';
 import { storedLogs } from '../support/logs.ts';
-import { ingest } from '../support/query.ts';
+import { ingest, ok as queryOk } from '../support/query.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -92,6 +92,29 @@ async function waitImported(c: Client, jobId: string): Promise<any> {
 }
 
 const fractalNames = async (c: Client) => expectOk<any[]>(await c.get('/api/v1/fractals')).map((f) => f.name).sort();
+
+/** Posts a tampered archive to B: refused (400) with a sentence naming each of `mentions`, and no fractal created. */
+async function refused(tar: Buffer, ...mentions: string[]): Promise<void> {
+  const names = await fractalNames(adminB);
+  const r = await postArchive(adminB, tar);
+  assert.equal(r.status, 400, JSON.stringify(r.body));
+  for (const m of mentions) assert.ok(r.body.error.includes(m), `"${r.body.error}" names ${m}`);
+  assert.deepEqual(await fractalNames(adminB), names, 'no fractal was created');
+}
+
+/** The archive's members changed by `change` (a member mapped to null is left out), under a manifest made consistent with them: what a hand-made archive looks like. */
+async function rebuilt(targz: Buffer, change: (name: string, content: Buffer) => Buffer | null): Promise<Buffer> {
+  const files = await members(targz);
+  const kept: Array<[string, Buffer]> = [];
+  for (const [n, c] of files) {
+    if (n.startsWith('manifest.')) continue;
+    const next = change(n, c);
+    if (next) kept.push([n, next]);
+  }
+  const manifest = { ...JSON.parse(files.get('manifest.json')!.toString()), files: kept.map(([n, c]) => ({ path: n, size: c.length, sha256: sha256(c) })) };
+  const text = Buffer.from(JSON.stringify(manifest));
+  return tarOf([...kept, ['manifest.json', text], ['manifest.sha256', Buffer.from(`${sha256(text)}  manifest.json\n`)]]);
+}
 
 before(async () => {
   bDir = mkdtempSync(path.join(tmpdir(), 'svc-case-b-'));
@@ -286,13 +309,6 @@ describe('case archive', () => {
       files = [...(await members(archive))];
       eventsPart = files.find(([n]) => n.startsWith('events/'))![0];
     });
-    const refused = async (tar: Buffer, ...mentions: string[]) => {
-      const names = await fractalNames(adminB);
-      const r = await postArchive(adminB, tar);
-      assert.equal(r.status, 400, JSON.stringify(r.body));
-      for (const m of mentions) assert.ok(r.body.error.includes(m), `"${r.body.error}" names ${m}`);
-      assert.deepEqual(await fractalNames(adminB), names, 'no fractal was created');
-    };
     const manifestOf = () => JSON.parse(files.find(([n]) => n === 'manifest.json')![1].toString());
     const withManifest = (m: unknown): Array<[string, Buffer]> => {
       const text = Buffer.from(JSON.stringify(m));
@@ -383,3 +399,156 @@ describe('case archive', () => {
 });
 
 const fractalNamesWithIds = async (c: Client) => expectOk<any[]>(await c.get('/api/v1/fractals'));
+
+// The dictionaries the case's queries read travel with it: the fractal's own ("Hosts") and a
+// global one a query names ("ioc", 12,002 rows: more than one line holds, values with characters
+// of several bytes). B already has a different global "IOC"; the imported fractal's queries must
+// read the carried copies, and B's own dictionary stays as it was.
+describe('dictionaries the case\'s queries read travel with it', () => {
+  const NOTEBOOK_QUERY = 'src_ip=* | match(dict="ioc", field=src_ip, column=ip, include=[category], strict=true) | match(dict=HOSTS, field=host, column=host, include=[owner], strict=true)';
+  const WIDGET_QUERY = 'match(dict=Hosts, field=host, column=host, include=[owner]) | groupBy(owner)';
+  const ALERT_QUERY = 'match(dict=IOC, field=src_ip, column=ip, include=[category], strict=true)';
+  const range = { start: '2020-01-01T00:00:00Z', end: daysAgo(-1) };
+  const filler = (i: number) => ({ ip: `203.0.${Math.floor(i / 256)}.${i % 256}`, category: `filler Zoë ✓ ${i}` });
+  let ioc: { fractal: { id: string; token: string }; archive: Buffer; globalA: any; globalB: any; hostsA: any };
+
+  before(async () => {
+    const fractal = await ingestFractal(adminA, 'ioc-hunt');
+    await ingest(a, fractal.token, fractal.id, [
+      { timestamp: daysAgo(1), src_ip: '10.0.0.66', host: 'web1' },
+      { timestamp: daysAgo(1, 1), src_ip: '10.0.0.77', host: 'dc1' },
+      { timestamp: daysAgo(1, 2), src_ip: '192.0.2.1', host: 'web1' },
+      { timestamp: daysAgo(1, 3), src_ip: '203.0.0.5', host: 'mail' },
+    ]);
+    const newDict = async (c: Client, body: object, rows: object[]) => {
+      const d = expectOk(await c.post('/api/v1/dictionaries', body), 201);
+      for (let i = 0; i < rows.length; i += 10_000) expectOk(await c.post(`/api/v1/dictionaries/${d.id}/rows`, { rows: rows.slice(i, i + 10_000) }));
+      return expectOk(await c.get(`/api/v1/dictionaries/${d.id}`));
+    };
+    const hostsA = await newDict(adminA, { name: 'Hosts', description: 'who runs what', fractal_id: fractal.id, columns: ['host', 'owner'] }, [
+      { host: 'web1', owner: 'alice' },
+      { host: 'dc1', owner: 'bob' },
+    ]);
+    const globalA = await newDict(adminA, { name: 'ioc', description: 'bad addresses', is_global: true, columns: ['ip', 'category'] }, [
+      { ip: '10.0.0.66', category: 'c2' },
+      { ip: '10.0.0.77', category: 'scanner' },
+      ...Array.from({ length: 12_000 }, (_, i) => filler(i)),
+    ]);
+    // Global, but named by no query of the case: it stays behind.
+    await newDict(adminA, { name: 'unused', is_global: true, columns: ['k'] }, [{ k: '1' }]);
+    const globalB = await newDict(adminB, { name: 'IOC', description: 'B\'s own', is_global: true, columns: ['ip', 'category', 'extra'] }, [{ ip: '10.0.0.66', category: 'benign-on-B', extra: 'x' }]);
+
+    const nb = expectOk(await adminA.post('/api/v1/notebooks', { fractal_id: fractal.id, name: 'Hunt', time_range: 'custom', start: range.start, end: range.end }), 201);
+    expectOk(await adminA.post(`/api/v1/notebooks/${nb.id}/sections`, { section_type: 'query', title: 'Known bad', content: NOTEBOOK_QUERY }), 201);
+    const d = expectOk(await adminA.post('/api/v1/dashboards', { fractal_id: fractal.id, name: 'Owners', time_range: '7d' }), 201);
+    expectOk(await adminA.post(`/api/v1/dashboards/${d.id}/widgets`, { title: 'By owner', query_content: WIDGET_QUERY, chart_type: 'barchart' }), 201);
+    expectOk(await adminA.post('/api/v1/alerts', { fractal_id: fractal.id, name: 'Known bad address', query_string: ALERT_QUERY, severity: 'high' }), 201);
+    ioc = { fractal, archive: (await runExport(adminA, fractal.id)).archive, globalA, globalB, hostsA };
+  });
+
+  const dictionaryLines = async (targz: Buffer) => (await members(targz)).get('dictionaries.ndjson')?.toString().trim().split('\n').map((l) => JSON.parse(l));
+  const queryRows = async (c: Client, fractalId: string, q: string) => (await queryOk(c, q, { fractal_id: fractalId, ...range })).results;
+  const matched = (rows: any[]) => rows.map((r) => [r.src_ip, r.host, r.category, r.owner].filter((v) => v !== undefined).join(' ')).sort();
+
+  test('the archive carries the fractal\'s dictionary and the global one its queries name, rows and all, listed in the manifest', async () => {
+    const files = await members(ioc.archive);
+    const manifest = JSON.parse(files.get('manifest.json')!.toString());
+    const entry = manifest.files.find((f: any) => f.path === 'dictionaries.ndjson');
+    assert.ok(entry, 'dictionaries.ndjson is listed');
+    assert.equal(entry.sha256, sha256(files.get('dictionaries.ndjson')!));
+    const lines = (await dictionaryLines(ioc.archive))!;
+    assert.deepEqual(lines.map((l) => l.dictionary?.name ?? '(more rows)'), ['Hosts', 'ioc', '(more rows)'], 'the unused global stays behind; 12,002 rows take two lines');
+    assert.deepEqual(lines[0].dictionary, { name: 'Hosts', description: 'who runs what', scope: 'fractal', columns: ['host', 'owner'], key_columns: ['host'], created_by: 'admin', created_at: ioc.hostsA.created_at, updated_at: ioc.hostsA.updated_at });
+    assert.equal(lines[1].dictionary.scope, 'global');
+    assert.deepEqual(lines[0].rows, [{ host: 'dc1', owner: 'bob' }, { host: 'web1', owner: 'alice' }]);
+    assert.equal(lines[1].rows.length + lines[2].rows.length, 12_002);
+  });
+
+  test('on B the carried queries read the carried dictionaries, not B\'s global of the same name, which is left as it was', async () => {
+    const r = await postArchive(adminB, ioc.archive);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const id = (await waitImported(adminB, r.body.data.id)).fractal_id as string;
+
+    // The new fractal owns both, whatever they were on A, with their definitions and every row.
+    const visible = expectOk<any[]>(await adminB.get(`/api/v1/dictionaries?fractal_id=${id}`));
+    const own = visible.filter((d) => d.fractal_id === id);
+    assert.deepEqual(own.map((d) => [d.name, d.description, d.columns, d.key_columns, d.row_count]), [
+      ['Hosts', 'who runs what', ['host', 'owner'], ['host'], 2],
+      ['ioc', 'bad addresses', ['ip', 'category'], ['ip'], 12_002],
+    ]);
+    const csv = async (c: Client, dictId: string) => (await fetch(`${c.base}/api/v1/dictionaries/${dictId}/export`, { headers: { cookie: c.cookie } })).text();
+    assert.equal(await csv(adminB, own[1].id), await csv(adminA, ioc.globalA.id), 'every row of ioc, multi-byte characters whole');
+
+    // The carried queries, as B holds them, give on B what they give on A.
+    const nb = expectOk<any[]>(await adminB.get(`/api/v1/notebooks?fractal_id=${id}`))[0];
+    const section = expectOk(await adminB.get(`/api/v1/notebooks/${nb.id}`)).sections[0];
+    assert.equal(section.content, NOTEBOOK_QUERY);
+    const onB = matched(await queryRows(adminB, id, section.content));
+    assert.deepEqual(onB, ['10.0.0.66 web1 c2 alice', '10.0.0.77 dc1 scanner bob']);
+    assert.deepEqual(onB, matched(await queryRows(adminA, ioc.fractal.id, NOTEBOOK_QUERY)));
+
+    const dash = expectOk<any[]>(await adminB.get(`/api/v1/dashboards?fractal_id=${id}`))[0];
+    const widget = expectOk(await adminB.get(`/api/v1/dashboards/${dash.id}`)).widgets[0];
+    const owners = (rows: any[]) => rows.map((x) => `${x.owner}:${x._count}`).sort();
+    assert.deepEqual(owners(await queryRows(adminB, id, widget.query_content)), [':1', 'alice:2', 'bob:1']);
+
+    const alert = expectOk<any[]>(await adminB.get(`/api/v1/alerts?fractal_id=${id}`))[0];
+    const alerted = (rows: any[]) => rows.map((x) => `${x.src_ip} ${x.category}`).sort();
+    const alertOnB = alerted(await queryRows(adminB, id, alert.query_string));
+    assert.deepEqual(alertOnB, ['10.0.0.66 c2', '10.0.0.77 scanner', '203.0.0.5 filler Zoë ✓ 5']);
+    assert.deepEqual(alertOnB, alerted(await queryRows(adminA, ioc.fractal.id, ALERT_QUERY)));
+
+    // B's global IOC: the same definition and its one row.
+    assert.deepEqual(expectOk(await adminB.get(`/api/v1/dictionaries/${ioc.globalB.id}`)), ioc.globalB);
+    assert.deepEqual(expectOk(await adminB.get(`/api/v1/dictionaries/${ioc.globalB.id}/rows`)), [{ ip: '10.0.0.66', category: 'benign-on-B', extra: 'x' }]);
+    // And B's other fractals still read it.
+    const other = await ingestFractal(adminB, 'b-own');
+    assert.equal(visible.filter((d) => d.fractal_id === null && d.name === 'IOC').length, 1);
+    assert.equal(expectOk<any[]>(await adminB.get(`/api/v1/dictionaries?fractal_id=${other.id}`)).find((d) => d.name.toLowerCase() === 'ioc').id, ioc.globalB.id);
+  });
+
+  test('a changed dictionaries.ndjson is refused naming it', async () => {
+    const files = [...(await members(ioc.archive))];
+    const changed = files.map(([n, c]): [string, Buffer] => [n, n === 'dictionaries.ndjson' ? Buffer.from(c.toString().replace('"alice"', '"mallory"')) : c]);
+    await refused(await tarOf(changed), 'dictionaries.ndjson', 'was changed');
+  });
+
+  test('a dictionaries.ndjson line that is no dictionary fails the import naming the line, and the rows stored before it are removed', async () => {
+    const bad = '{"dictionary":{"name":"no spaces allowed","columns":["k"],"key_columns":["k"]},"rows":[]}\n';
+    const tar = await rebuilt(ioc.archive, (n, c) => (n === 'dictionaries.ndjson' ? Buffer.concat([c, Buffer.from(bad)]) : c));
+    const count = async (sql: string) => {
+      const rs = await a.context.ch.client.query({ query: sql, format: 'JSONEachRow' });
+      return Number(((await rs.json()) as Array<{ n: string }>)[0]!.n);
+    };
+    const engineRows = () => count(`SELECT count() AS n FROM ${a.context.ch.table('dictionary_rows')}`);
+    const definitions = () => a.context.dictionaries.visibleTo({ type: 'fractal', id: ioc.fractal.id }).length;
+    const before = { rows: await engineRows(), definitions: definitions(), names: await fractalNames(adminA) };
+    const r = await postArchive(adminA, tar);
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const job = await waitFor('the import to end', async () => {
+      const j = expectOk(await adminA.get(`/api/v1/case-imports/${r.body.data.id}`));
+      return j.status !== 'running' && j;
+    });
+    assert.equal(job.status, 'failed');
+    assert.match(job.errors.join(' '), /nothing of it was kept: dictionaries\.ndjson line 4: The field "name" must be/);
+    assert.deepEqual(await fractalNames(adminA), before.names);
+    assert.equal(definitions(), before.definitions);
+    assert.equal(await engineRows(), before.rows, 'the 12,004 rows stored before line 4 were removed');
+  });
+
+  test('an archive without dictionaries.ndjson (written before they were carried) still imports', async () => {
+    assert.ok((await members(ioc.archive)).has('dictionaries.ndjson'));
+    const older = await rebuilt(ioc.archive, (n, c) => (n === 'dictionaries.ndjson' ? null : c));
+    const r = await postArchive(adminB, older, '?name=ioc-hunt-older');
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+    const job = await waitImported(adminB, r.body.data.id);
+    assert.equal(job.events_done, 4);
+    const id = job.fractal_id as string;
+    assert.deepEqual(expectOk<any[]>(await adminB.get(`/api/v1/dictionaries?fractal_id=${id}`)).filter((d) => d.fractal_id === id), []);
+    assert.equal(expectOk<any[]>(await adminB.get(`/api/v1/notebooks?fractal_id=${id}`)).length, 1);
+    // As before this change: the queries name dictionaries B does not have for this fractal.
+    const hosts = await adminB.post('/api/v1/query', { query: NOTEBOOK_QUERY, fractal_id: id, ...range });
+    assert.equal(hosts.status, 400);
+    assert.match(hosts.body.error, /dictionary "HOSTS" with key column "host" not found/);
+  });
+});

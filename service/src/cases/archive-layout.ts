@@ -13,6 +13,8 @@ export const NOTEBOOKS = 'notebooks.ndjson';
 export const DASHBOARDS = 'dashboards.ndjson';
 export const ALERTS = 'alerts.ndjson';
 export const ALERT_EXECUTIONS = 'alert-executions.ndjson';
+/** Optional: archives written before dictionaries were carried do not have it. */
+export const DICTIONARIES = 'dictionaries.ndjson';
 export const CUSTODY = 'custody.ndjson';
 
 /** An events part holds at most this many bytes (the writer keeps one part in memory). */
@@ -23,7 +25,7 @@ export const eventsPart = (day: string, n: number): string => `events/${day}/${S
 export const EVENTS_PART = /^events\/\d{4}-\d{2}-\d{2}\/\d{4,}\.ndjson$/;
 
 /** Every name a case archive may hold besides the events parts. */
-export const RECORD_FILES = [CASE_INFO, COMMENTS, NOTEBOOKS, DASHBOARDS, ALERTS, ALERT_EXECUTIONS, CUSTODY] as const;
+export const RECORD_FILES = [CASE_INFO, COMMENTS, NOTEBOOKS, DASHBOARDS, ALERTS, ALERT_EXECUTIONS, DICTIONARIES, CUSTODY] as const;
 
 export interface ManifestEntry {
   path: string;
@@ -59,3 +61,24 @@ export interface CaseInfo {
   appliance_version: string;
   fractal: { id: string; name: string; description: string; retention_days: number | null };
 }
+
+/**
+ * A line of `dictionaries.ndjson`: a dictionary's definition as stored, without the ids that mean
+ * nothing elsewhere (its own, its owner's, its row generation), and its first rows; a dictionary
+ * with more rows than one line holds (case-dictionaries.ts) goes on in `{rows}` lines right after it.
+ */
+export interface CaseDictionary {
+  dictionary: {
+    name: string;
+    description: string;
+    /** Whose it was where it came from; the importing appliance makes it the new fractal's either way. */
+    scope: 'fractal' | 'global';
+    columns: string[];
+    key_columns: string[];
+    created_by: string;
+    created_at: string;
+    updated_at: string;
+  };
+  rows: Array<Record<string, string>>;
+}
+

@@ -7,6 +7,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { PassThrough, pipeline as chain, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import {
   CASE_FORMAT,
@@ -26,6 +27,46 @@ import { MultipartError, readMultipart } from '../evidence/imports/multipart.ts'
 
 /** An archive refused as a whole: the sentence names the file and what is wrong with it. */
 export class CaseArchiveRefused extends Error {}
+
+/** A JSON object (a record's line), not an array or null. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A record of a verified archive that cannot be restored: the sentence names the file and line. */
+export class BadRecord extends Error {}
+
+/**
+ * Lines of an NDJSON member as parsed values; a line that is not JSON names the member and line.
+ * Text is decoded across pieces (a character may be split between two), and a long line is
+ * gathered piece by piece rather than searched again from its start at each piece.
+ */
+export async function* ndjsonLines(name: string, content: AsyncIterable<Buffer>): AsyncGenerator<unknown> {
+  const decoder = new StringDecoder('utf8');
+  let line: string[] = [];
+  let n = 0;
+  const parse = (text: string) => {
+    n++;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new BadRecord(`${name} line ${n} is not JSON.`);
+    }
+  };
+  for await (const piece of content) {
+    const text = decoder.write(piece);
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+      line.push(text.slice(from, nl));
+      const whole = line.join('');
+      line = [];
+      from = nl + 1;
+      if (whole) yield parse(whole);
+    }
+    if (from < text.length) line.push(text.slice(from));
+  }
+  // Only the last line may lack its newline.
+  const last = line.join('') + decoder.end();
+  if (last) yield parse(last);
+}
 
 /** The manifest (and its hash) is read whole; anything larger is not one of ours. */
 const MANIFEST_MAX = 64 * 1024 * 1024;

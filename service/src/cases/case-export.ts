@@ -1,7 +1,7 @@
 // A fractal leaves as one case archive (layout in archive-layout.ts, docs/evidence.md): its events
 // streamed from storage in time order and cut into NDJSON parts by day, then its comments,
-// notebooks, dashboards, alerts with their firings and its custody log, each read through its own
-// domain's store, and the manifest. The job reports progress as it goes; the archive is written
+// notebooks, dashboards, alerts with their firings, the dictionaries its queries read and its
+// custody log, each read through its own domain's store, and the manifest. The job reports progress as it goes; the archive is written
 // to a file the page downloads.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import {
   COMMENTS,
   CUSTODY,
   DASHBOARDS,
+  DICTIONARIES,
   EVENTS_PART_BYTES,
   eventsPart,
   NOTEBOOKS,
@@ -22,6 +23,7 @@ import {
   type CaseInfo,
 } from './archive-layout.ts';
 import { CaseArchiveWriter, RecordFile } from './archive-writer.ts';
+import { QueriedDictionaries, writeDictionaries } from './case-dictionaries.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
 
 export const exportsDir = (ctx: Context): string => path.join(ctx.config.dataDir, 'cases', 'exports');
@@ -46,7 +48,7 @@ export async function runCaseExport(ctx: Context, jobs: CaseJobs, job: CaseJob, 
     await writeEvents(ctx, writer, fractal.id, job, jobs.signal);
     if (jobs.signal.aborted) throw new Error('the service is stopping');
 
-    jobs.enter(job, 'writing comments, notebooks, dashboards, alerts and custody log');
+    jobs.enter(job, 'writing comments, notebooks, dashboards, alerts, dictionaries and custody log');
     const info: CaseInfo = {
       format: CASE_FORMAT,
       exported_at: new Date().toISOString(),
@@ -75,25 +77,37 @@ export async function runCaseExport(ctx: Context, jobs: CaseJobs, job: CaseJob, 
         after = { created_at: String(last.created_at), id: String(last.id) };
       }
     });
+    // The dictionaries the carried queries read, noted as the records go in.
+    const queried = new QueriedDictionaries();
     await record(NOTEBOOKS, async (f) => {
       for (const id of ctx.notebooks.caseIds(fractal.id)) {
         const nb = ctx.notebooks.caseRecord(id);
-        if (nb) await f.line(nb);
+        if (nb) {
+          queried.notebook(nb);
+          await f.line(nb);
+        }
       }
     });
     await record(DASHBOARDS, async (f) => {
       for (const id of ctx.dashboards.caseIds(fractal.id)) {
         const d = ctx.dashboards.caseRecord(id);
-        if (d) await f.line(d);
+        if (d) {
+          queried.dashboard(d);
+          await f.line(d);
+        }
       }
     });
     const alerts = ctx.alerts.caseRecords(fractal.id);
     await record(ALERTS, async (f) => {
-      for (const a of alerts) await f.line(a);
+      for (const a of alerts) {
+        queried.alert(a);
+        await f.line(a);
+      }
     });
     await record(ALERT_EXECUTIONS, async (f) => {
       for (const a of alerts) for (const e of ctx.alertExecutions.caseRecords(String(a.id))) await f.line(e);
     });
+    await record(DICTIONARIES, (f) => writeDictionaries(ctx, f, queried.carried(ctx, fractal.id), jobs.signal));
     await record(CUSTODY, async (f) => {
       for (const entry of ctx.custody.list(fractal.id)) await f.line(entry);
     });

@@ -1,7 +1,8 @@
 // A verified case archive becomes a new fractal. The events go into storage first, under the new
 // fractal's id, before that fractal exists (no query can name it, so nobody sees half of them);
 // then one SQLite transaction creates the fractal with its comments, notebooks, dashboards,
-// alerts, firings and custody log through each domain's store. Any failure removes the events
+// alerts, firings, dictionaries (their rows stored with the events, under ids no definition has
+// yet) and custody log through each domain's store. Any failure removes the events and rows
 // stored so far: either the whole case is there or nothing of it.
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.ts';
@@ -13,12 +14,14 @@ import {
   CASE_INFO,
   COMMENTS,
   DASHBOARDS,
+  DICTIONARIES,
   EVENTS_PART,
   NOTEBOOKS,
   type CaseEvent,
   type CaseInfo,
 } from './archive-layout.ts';
-import { archiveMembers, unreadable, type VerifiedArchive } from './archive-reader.ts';
+import { archiveMembers, BadRecord, isObject, ndjsonLines, unreadable, type VerifiedArchive } from './archive-reader.ts';
+import { CarriedDictionaries } from './case-dictionaries.ts';
 import type { CaseJob, CaseJobs } from './case-jobs.ts';
 import { carriedCustody } from './custody-link.ts';
 
@@ -39,33 +42,6 @@ export function freeFractalName(ctx: Context, wanted: string): string {
 
 type Records = { [COMMENTS]: StoredRow[]; [NOTEBOOKS]: StoredRow[]; [DASHBOARDS]: StoredRow[]; [ALERTS]: StoredRow[]; [ALERT_EXECUTIONS]: StoredRow[] };
 
-class BadRecord extends Error {}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Lines of an NDJSON member as parsed values; a line that is not JSON names the member and line. */
-async function* ndjsonLines(name: string, content: AsyncIterable<Buffer>): AsyncGenerator<unknown> {
-  let rest = '';
-  let n = 0;
-  const parse = (line: string) => {
-    n++;
-    try {
-      return JSON.parse(line) as unknown;
-    } catch {
-      throw new BadRecord(`${name} line ${n} is not JSON.`);
-    }
-  };
-  for await (const piece of content) {
-    const text = rest + piece.toString('utf8');
-    const lines = text.split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) if (line) yield parse(line);
-  }
-  // A multi-byte character split between pieces is whole again once joined above; only the last
-  // line may lack its newline.
-  if (rest) yield parse(rest);
-}
-
 export async function runCaseImport(
   ctx: Context,
   jobs: CaseJobs,
@@ -80,6 +56,7 @@ export async function runCaseImport(
   jobs.storingUnder(job, fractalId);
   let eventsStored = false;
   let created = false;
+  const dictionaries = new CarriedDictionaries(ctx, fractalId);
   try {
     job.events_total = verified.manifest.event_count;
     jobs.enter(job, 'storing events');
@@ -121,6 +98,9 @@ export async function runCaseImport(
         } catch {
           throw new BadRecord(`${CASE_INFO} is not JSON.`);
         }
+      } else if (m.name === DICTIONARIES) {
+        jobs.enter(job, 'storing dictionaries');
+        await dictionaries.read(m.content());
       } else if (m.name in records) { // custody.ndjson was read whole while verifying
         const list = records[m.name as keyof Records] as unknown[];
         for await (const v of ndjsonLines(m.name, m.content())) list.push(v);
@@ -129,7 +109,7 @@ export async function runCaseImport(
     await store();
     job.progress = 0.9;
 
-    jobs.enter(job, 'recording comments, notebooks, dashboards, alerts and custody log');
+    jobs.enter(job, 'recording comments, notebooks, dashboards, alerts, dictionaries and custody log');
     checkShapes(records);
     const description = typeof info?.fractal?.description === 'string' ? info.fractal.description : '';
     ctx.db.transaction(() => {
@@ -146,6 +126,7 @@ export async function runCaseImport(
         if (!alertId) throw new BadRecord(`${ALERT_EXECUTIONS} holds a firing of alert ${String(e.execution.alert_id)}, which ${ALERTS} does not hold.`);
         ctx.alertExecutions.restoreCaseRecord(alertId, fractalId, e);
       }
+      dictionaries.restore();
       ctx.custody.append(fractalId, {
         kind: 'case-import',
         actor,
@@ -185,9 +166,15 @@ export async function runCaseImport(
         (e) => (ctx.log.error({ err: (e as Error).message, fractal: fractalId }, 'could not remove the events of a failed case import; the next start removes them'), false),
       );
     }
-    if (removed) jobs.swept(job);
+    const rowsRemoved = await dictionaries.remove().then(
+      () => true,
+      (e) => (ctx.log.error({ err: (e as Error).message, fractal: fractalId }, 'could not remove the dictionary rows of a failed case import; the next start removes them'), false),
+    );
+    if (removed && rowsRemoved) jobs.swept(job);
     jobs.finish(job, `The case import failed and nothing of it was kept: ${why}`);
     ctx.log.error({ err: why, job: job.id }, 'case import failed');
+  } finally {
+    dictionaries.release();
   }
 }
 

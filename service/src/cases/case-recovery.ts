@@ -1,8 +1,8 @@
 // At start, what a stop or a crash left of case jobs: a job still `running` ends as failed, saying
 // so (an export's unfinished archive is removed; an import kept nothing); events a case import had
-// stored under the id of a fractal it never created are removed; files no job owns (uploads of
-// imports, archives of exports that did not finish) are deleted. Finished exports keep their
-// archives: they can be downloaded after the restart.
+// stored under the id of a fractal it never created are removed, and its dictionaries' rows; files
+// no job owns (uploads of imports, archives of exports that did not finish) are deleted. Finished
+// exports keep their archives: they can be downloaded after the restart.
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Context } from '../context.ts';
@@ -24,7 +24,9 @@ export async function recoverCaseJobs(ctx: Context, jobs: CaseJobs): Promise<voi
     // The fractal exists only when its transaction committed, and then the events are its own.
     if (!ctx.fractals.get(target_fractal_id)) {
       await ctx.logs.deleteFractal(target_fractal_id);
-      ctx.log.warn({ job: id, fractal: target_fractal_id }, 'removed the events of a case import that did not finish');
+      // Its dictionaries' rows were written under ids no definition names: orphans now.
+      await ctx.dictionaries.purgeOrphanRows();
+      ctx.log.warn({ job: id, fractal: target_fractal_id }, 'removed the events and dictionary rows of a case import that did not finish');
     }
     jobs.swept({ id });
   }

@@ -51,6 +51,13 @@ let lastVersion = 0;
 const nextVersion = (): number => (lastVersion = Math.max(lastVersion + 1, Date.now() * 1000));
 
 export class DictionariesStore {
+  /**
+   * Ids whose rows are written before their definition exists (a case import stores them first and
+   * creates the definitions in its transaction): purgeOrphanRows leaves their rows. Held in this
+   * process only, so after a crash the next start's purge removes what such an import left.
+   */
+  private readonly held = new Set<string>();
+
   constructor(
     private readonly db: Db,
     private readonly ch: Analytics,
@@ -92,15 +99,29 @@ export class DictionariesStore {
   }
 
   create(d: Pick<Dictionary, 'name' | 'description' | 'fractal_id' | 'prism_id' | 'columns' | 'key_columns' | 'created_by'>): Dictionary {
-    const id = randomUUID();
     const now = new Date().toISOString();
+    return this.insert({ ...d, id: randomUUID(), generation: 1, created_at: now, updated_at: now });
+  }
+
+  /** The dictionaries a fractal owns (not the global ones it also reads), by name. */
+  ownedBy(fractalId: string): Dictionary[] {
+    const rows = this.db.prepare('SELECT * FROM dictionaries WHERE fractal_id = ? ORDER BY name COLLATE NOCASE').all(fractalId) as DictionaryRecord[];
+    return rows.map(fromRecord);
+  }
+
+  /** Recreates a dictionary a case archive carried, under the id its rows were written with. Inside the import's transaction. */
+  restoreCaseRecord(d: Dictionary): Dictionary {
+    return this.insert(d);
+  }
+
+  private insert(d: Dictionary): Dictionary {
     this.db
       .prepare(
         `INSERT INTO dictionaries (id, name, description, fractal_id, prism_id, columns, key_columns, generation, created_by, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, d.name, d.description, d.fractal_id, d.prism_id, JSON.stringify(d.columns), JSON.stringify(d.key_columns), d.created_by, now, now);
-    return this.get(id)!;
+      .run(d.id, d.name, d.description, d.fractal_id, d.prism_id, JSON.stringify(d.columns), JSON.stringify(d.key_columns), d.generation, d.created_by, d.created_at, d.updated_at);
+    return this.get(d.id)!;
   }
 
   update(id: string, patch: Partial<Pick<Dictionary, 'name' | 'description' | 'columns' | 'key_columns' | 'generation'>>): Dictionary {
@@ -135,6 +156,26 @@ export class DictionariesStore {
     const key = keyColumn === d.key_columns[0] ? 'row_key' : `v[${bind(keyColumn, 'String')}]`;
     return `SELECT ${key} AS k, ${cols.join(', ')} FROM (${this.currentRowsSql(bind, d)})
       WHERE k != '' ORDER BY ver DESC LIMIT 1 BY k`;
+  }
+
+  /** A new dictionary id whose rows may be written before its definition (release it once defined, or its rows deleted). */
+  holdNewId(): string {
+    const id = randomUUID();
+    this.held.add(id);
+    return id;
+  }
+
+  release(ids: Iterable<string>): void {
+    for (const id of ids) this.held.delete(id);
+  }
+
+  /** Deletes every row written under these dictionary ids (a case import that failed), waiting for the engine to finish. */
+  async deleteRowsOf(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ch.client.command({
+      ...bound((bind) => `ALTER TABLE ${this.ch.table('dictionary_rows')} DELETE WHERE has(${bind(ids, 'Array(UUID)')}, dictionary_id)`),
+      clickhouse_settings: { mutations_sync: '2' },
+    });
   }
 
   private async select<T>(build: (bind: Bind) => string): Promise<T[]> {
@@ -180,6 +221,17 @@ export class DictionariesStore {
     return { rows: shaped, total: total ? Number(total[0]?.n ?? 0) : shaped.length };
   }
 
+  /**
+   * Every row readers see, ordered by primary key, as the engine streams them (a case export:
+   * a dictionary may hold MAX_ROWS rows, so they are never collected whole here).
+   */
+  async *allRows(d: Dictionary, signal?: AbortSignal): AsyncGenerator<DictionaryRow[]> {
+    const { query, query_params } = bound((bind) => `SELECT v FROM (${this.currentRowsSql(bind, d)}) ORDER BY row_key`);
+    for await (const rows of this.ch.streamRows(query, query_params, { signal, background: true })) {
+      yield rows.map(([v]) => Object.fromEntries(d.columns.map((c) => [c, (v as DictionaryRow)[c] ?? ''])));
+    }
+  }
+
   /** The stored rows of these primary key values, by key. */
   async rowsByKey(d: Dictionary, keys: string[]): Promise<Array<[string, DictionaryRow]>> {
     if (keys.length === 0) return [];
@@ -217,6 +269,7 @@ export class DictionariesStore {
    */
   async purgeOrphanRows(): Promise<void> {
     const live = this.db.prepare('SELECT id, generation FROM dictionaries').all() as Array<{ id: string; generation: number }>;
+    for (const id of this.held) live.push({ id, generation: 0 });
     const orphans = (bind: Bind) => {
       const ids = bind(live.map((r) => r.id), 'Array(UUID)');
       const generations = bind(live.map((r) => r.generation), 'Array(UInt32)');

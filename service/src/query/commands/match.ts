@@ -7,8 +7,38 @@
 // Lookups are exact text comparisons, as `=` compares text.
 import { asText, reservedEventColumn } from '../plan/columns.ts';
 import { QueryCompileError } from '../plan/errors.ts';
+import type { Call, Stage } from '../syntax/ast.ts';
+import { parseQuery } from '../syntax/parser.ts';
 import { Args } from './args.ts';
 import { defineCommand } from './command.ts';
+
+/**
+ * The dictionary names a query's match() calls read, as written (resolve them as the query's scope
+ * would), found in the parsed query, case/chain/join blocks included. A query that does not parse
+ * reads nothing.
+ */
+export function dictionariesNamed(query: string): string[] {
+  let stages: Stage[];
+  try {
+    stages = parseQuery(query).stages;
+  } catch {
+    return [];
+  }
+  const names = new Set<string>();
+  const visit = (list: Stage[]): void => {
+    for (const s of list) {
+      if (s.kind !== 'command') continue;
+      const call: Call = s.call;
+      if (call.name.toLowerCase() === 'match') {
+        const name = new Args(call).text(['dict']);
+        if (name) names.add(name);
+      }
+      for (const b of call.block?.branches ?? []) visit(b.stages);
+    }
+  };
+  visit(stages);
+  return [...names];
+}
 
 export default defineCommand({
   name: 'match',
