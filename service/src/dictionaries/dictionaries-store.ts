@@ -265,15 +265,18 @@ export class DictionariesStore {
 
   /**
    * Drops the engine rows no reader can see: of deleted dictionaries and of replaced generations.
-   * A generation newer than the current one is a replace being written: it stays.
+   * A generation newer than the current one is a replace being written: it stays. So do rows
+   * written after this purge read the definitions (a version from `begun` on): a dictionary created
+   * meanwhile is not in the list read, and the delete, a while later, would take its new rows too.
    */
   async purgeOrphanRows(): Promise<void> {
+    const begun = nextVersion();
     const live = this.db.prepare('SELECT id, generation FROM dictionaries').all() as Array<{ id: string; generation: number }>;
     for (const id of this.held) live.push({ id, generation: 0 });
     const orphans = (bind: Bind) => {
       const ids = bind(live.map((r) => r.id), 'Array(UUID)');
       const generations = bind(live.map((r) => r.generation), 'Array(UInt32)');
-      return `NOT (has(${ids}, dictionary_id) AND generation >= arrayElement(${generations}, indexOf(${ids}, dictionary_id)))`;
+      return `version < ${bind(begun, 'UInt64')} AND NOT (has(${ids}, dictionary_id) AND generation >= arrayElement(${generations}, indexOf(${ids}, dictionary_id)))`;
     };
     // A mutation rewrites parts: only start one (at every start-up, replace and delete) when there is something to remove.
     const [found] = await this.select<{ n: string }>((bind) => `SELECT count() AS n FROM ${this.ch.table('dictionary_rows')} WHERE ${orphans(bind)}`);
