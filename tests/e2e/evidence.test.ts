@@ -111,6 +111,10 @@ test('drop files on the window, watch them import, search their events, verify t
   // events carry the names Sigma rules use, not evtx_dump's nesting.
   await page.locator('.field-name, button, span').filter({ hasText: /^Provider_Name$/ }).first().waitFor();
   assert.equal(await page.getByText('Event.System.Provider.#attributes.Name').count(), 0);
+  // Each row's summary opens with what the event is (its EventID and Computer), not the envelope
+  // every event of the log shares.
+  const firstPairs = page.locator('.td.event').first().locator('.pair');
+  assert.deepEqual(await firstPairs.evaluateAll((ps) => ps.slice(0, 2).map((p) => p.getAttribute('data-f'))), ['EventID', 'Computer']);
   await screenshot(page, 'evidence-search.png');
   assert.deepEqual(pageErrors, []);
 });
