@@ -58,6 +58,9 @@ test('a row the engine refuses is stored apart with the reason; the logs inserte
 
   const counted = await a.context.metrics.ingestRowsStoredApart.get();
   assert.equal(counted.values[0]!.value, 1, 'svc_ingest_rows_stored_apart_total counts it');
+  const storage = (await admin.get('/api/v1/system/pressure')).body.data.layers.storage;
+  assert.equal(storage.rows_stored_apart, 1, 'system/pressure says so too');
+  assert.ok(Date.parse(storage.last_stored_apart_at) > Date.now() - 120_000);
 
   // The queue is empty again and holds nothing back: the bytes and logs it counted were released.
   assert.ok(await a.ingest.queue.drain(5_000));

@@ -181,6 +181,12 @@ export class Ingest implements IngestPipeline {
   /** Storage insert latency, for the pressure report: the last insert and a moving average. */
   lastInsertMs: number | null = null;
   avgInsertMs: number | null = null;
+  /**
+   * Rows the engine refused and that were stored apart since start (system/pressure's storage
+   * layer): how many, and when last. The engine's reason stays in the log and the row's
+   * `ingest_error`: it may quote the row, which not every caller may read.
+   */
+  storedApart = { rows: 0, lastAt: null as string | null };
 
   constructor(private readonly ctx: Context) {
     const { config, metrics } = ctx;
@@ -213,6 +219,7 @@ export class Ingest implements IngestPipeline {
       quarantine: (table, row, reason) => (table === 'logs_ingest' ? quarantineRow(row, reason) : null),
       onQuarantined: (rows, reason) => {
         metrics.ingestRowsStoredApart.inc(rows);
+        this.storedApart = { rows: this.storedApart.rows + rows, lastAt: new Date().toISOString() };
         ctx.log.error({ rows, reason }, 'the engine refused rows of a batch; stored with their text as `message` and the reason as `ingest_error`');
       },
       yieldToSearches: () => ctx.ch.searches.whenIdle(MAX_YIELD_TO_SEARCHES_MS),

@@ -61,7 +61,13 @@ export async function pressureRoutes(app: App, { ctx, pipeline: ingest }: { ctx:
         rows_waiting: ingest.queue.waitingRows,
       },
       spool: { bytes: ingest.spool.bytes, unconfirmed_batches: ingest.spool.unconfirmed },
-      storage: { last_insert_ms: ingest.lastInsertMs, avg_insert_ms: ingest.avgInsertMs },
+      storage: {
+        last_insert_ms: ingest.lastInsertMs,
+        avg_insert_ms: ingest.avgInsertMs,
+        // Rows the engine refused, stored apart with `ingest_error` (docs/ingest.md): `ingest_error=*` finds them.
+        rows_stored_apart: ingest.storedApart.rows,
+        last_stored_apart_at: ingest.storedApart.lastAt,
+      },
       disk_quota: { fractals_over_quota: overQuota },
     });
     const active = Object.entries(layers).filter(([, v]) => (v as { active: boolean }).active).map(([k]) => k);
