@@ -220,7 +220,7 @@ export class ImportRunner {
       this.ready.push(f); // resumed after its records were all accepted: only the finishing is left
       return;
     }
-    if (f.checkStored) await this.settled(Date.now());
+    if (f.checkStored) await this.settled();
     try {
       if (!(await this.read(f))) return; // stopping: resumes at the next start
     } catch (err) {
@@ -485,15 +485,16 @@ export class ImportRunner {
     }
   }
 
-  /** Resolves once every log accepted before `ms` is in storage. */
-  private async settled(ms: number): Promise<void> {
-    while (this.ingest.settledBefore().getTime() < ms && !this.stopping) await new Promise((r) => setTimeout(r, 100));
+  /** Resolves, with the instant it waited for, once every log accepted so far is in storage. */
+  private async settled(): Promise<number> {
+    const through = this.ingest.acceptedThrough().getTime();
+    while (this.ingest.settledBefore().getTime() < through && !this.stopping) await new Promise((r) => setTimeout(r, 100));
+    return through;
   }
 
   /** Storage holds the files' events; the alerts run over them; the custody log records each file. */
   private async afterProcessing(group: FileRun[]): Promise<void> {
-    const settledAt = Date.now();
-    await this.settled(settledAt);
+    const settledAt = await this.settled();
     if (this.stopping) return;
     const rows = group.map((f) => this.store.get(f.row.id)!).filter((r) => r.status === 'running');
     const alerted = this.alerts ? [...new Set(rows.filter((r) => r.accepted > 0).map((r) => r.fractal_id))] : [];
