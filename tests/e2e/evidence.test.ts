@@ -71,6 +71,8 @@ test('drop files on the window, watch them import, search their events, verify t
   const bigRow = files.getByRole('listitem').filter({ hasText: 'web-requests.ndjson.gz' });
   await evtxRow.locator('.badge', { hasText: 'done' }).waitFor();
   await evtxRow.getByText('evtx', { exact: true }).waitFor();
+  await evtxRow.getByText('via Windows event logs (.evtx)').waitFor();
+  assert.equal(await bigRow.getByText(/^via /).count(), 0, 'the other file went through the fractal\'s normalizer');
   await bigRow.locator('.badge', { hasText: 'done' }).waitFor();
   await bigRow.getByText('150,000 events imported').waitFor();
   await bigRow.getByText('ndjson · gzip').waitFor();
