@@ -82,11 +82,16 @@ async function postArchive(c: Client, body: Buffer, query = ''): Promise<{ statu
   return { status: r.status, body: await r.json() };
 }
 
-async function waitImported(c: Client, jobId: string): Promise<any> {
-  const job = await waitFor('the import to finish', async () => {
+/** The case import job once it ended, done or failed. */
+function importEnded(c: Client, jobId: string): Promise<any> {
+  return waitFor('the import to end', async () => {
     const j = expectOk(await c.get(`/api/v1/case-imports/${jobId}`));
     return j.status !== 'running' && j;
   });
+}
+
+async function waitImported(c: Client, jobId: string): Promise<any> {
+  const job = await importEnded(c, jobId);
   assert.equal(job.status, 'done', JSON.stringify(job.errors));
   return job;
 }
@@ -369,10 +374,7 @@ describe('case archive', () => {
     const [logsBefore, names] = [await allLogs(), await fractalNames(adminA)];
     const r = await postArchive(adminA, tar);
     assert.equal(r.status, 202, JSON.stringify(r.body));
-    const job = await waitFor('the import to end', async () => {
-      const j = expectOk(await adminA.get(`/api/v1/case-imports/${r.body.data.id}`));
-      return j.status !== 'running' && j;
-    });
+    const job = await importEnded(adminA, r.body.data.id);
     assert.equal(job.status, 'failed');
     assert.match(job.errors.join(' '), /nothing of it was kept: "bogus" is not a column of alerts/);
     assert.equal(job.fractal_id, null);
@@ -525,10 +527,7 @@ describe('dictionaries the case\'s queries read travel with it', () => {
     const before = { rows: await engineRows(), definitions: definitions(), names: await fractalNames(adminA) };
     const r = await postArchive(adminA, tar);
     assert.equal(r.status, 202, JSON.stringify(r.body));
-    const job = await waitFor('the import to end', async () => {
-      const j = expectOk(await adminA.get(`/api/v1/case-imports/${r.body.data.id}`));
-      return j.status !== 'running' && j;
-    });
+    const job = await importEnded(adminA, r.body.data.id);
     assert.equal(job.status, 'failed');
     assert.match(job.errors.join(' '), /nothing of it was kept: dictionaries\.ndjson line 4: The field "name" must be/);
     assert.deepEqual(await fractalNames(adminA), before.names);

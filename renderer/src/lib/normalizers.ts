@@ -2,6 +2,7 @@
 // behind the Normalizers page and the token form's picker (unit-tested in tests/ui/normalizers.test.ts).
 // Every call throws ApiError with the service's own sentence.
 import { del, enc, get, post, put, type Id } from './api.ts';
+import { WINDOWS_NORMALIZER_NAME } from '../../../service/src/normalizers/shipped-names.ts';
 
 export const TRANSFORMS = ['flatten_leaf', 'dedot', 'snake_case', 'camel_case', 'pascal_case', 'kebab_case', 'lowercase', 'uppercase'] as const;
 export type Transform = (typeof TRANSFORMS)[number];
@@ -95,4 +96,9 @@ export function parseSources(text: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** The shipped Windows event log normalizer in a list, found by its name (renamed or deleted: none). */
+export function shippedWindowsNormalizer<T extends { name: string }>(list: T[]): T | null {
+  return list.find((n) => n.name === WINDOWS_NORMALIZER_NAME) ?? null;
 }

@@ -429,6 +429,12 @@ export class Ingest implements IngestPipeline {
    * and every log stamped later gets this instant or after: a window of ingest time that ends here
    * is complete and stays so (the alert engine's cursor never passes a log still on its way).
    */
+  settledBefore(): Date {
+    let min = Math.max(Date.now(), this.lastStampMs);
+    for (const ms of this.unsettled.values()) if (ms < min) min = ms;
+    return new Date(min);
+  }
+
   /**
    * The instant just after every log accepted so far was stamped: once settledBefore() reaches it,
    * all of them are in storage. (Waiting for settledBefore() to reach Date.now() left out a batch
@@ -436,12 +442,6 @@ export class Ingest implements IngestPipeline {
    */
   acceptedThrough(): Date {
     return new Date(Math.max(Date.now(), this.lastStampMs) + 1);
-  }
-
-  settledBefore(): Date {
-    let min = Math.max(Date.now(), this.lastStampMs);
-    for (const ms of this.unsettled.values()) if (ms < min) min = ms;
-    return new Date(min);
   }
 
   /** Stops taking work, inserts what is queued (up to the time-out), and closes the spool. */

@@ -70,11 +70,13 @@ export function insertNormalizer(db: Db, n: NormalizerInput & { isDefault?: bool
   return id;
 }
 
-/** `name`, or `name (2)`, `name (3)`, … : the first not yet taken (names are unique, in any case). */
+/** Whether a normalizer is named `name` (names are unique, in any case). */
+export const normalizerNameTaken = (db: Db, name: string): boolean => db.prepare('SELECT 1 FROM normalizers WHERE name = ? COLLATE NOCASE').get(name) !== undefined;
+
+/** `name`, or `name (2)`, `name (3)`, … : the first not yet taken. */
 export function freeNormalizerName(db: Db, name: string): string {
-  const taken = (n: string) => db.prepare('SELECT 1 FROM normalizers WHERE name = ? COLLATE NOCASE').get(n) !== undefined;
-  if (!taken(name)) return name;
-  for (let i = 2; ; i++) if (!taken(`${name} (${i})`)) return `${name} (${i})`;
+  if (!normalizerNameTaken(db, name)) return name;
+  for (let i = 2; ; i++) if (!normalizerNameTaken(db, `${name} (${i})`)) return `${name} (${i})`;
 }
 
 export class NormalizersStore {

@@ -8,8 +8,7 @@
 // the two equal).
 import type { Db } from '../storage/sqlite.ts';
 import type { NormalizerDefinition } from './definition.ts';
-import { insertNormalizer } from './normalizers-store.ts';
-
+import { insertNormalizer, normalizerNameTaken } from './normalizers-store.ts';
 import { WINDOWS_NORMALIZER_NAME } from './shipped-names.ts';
 
 export { WINDOWS_NORMALIZER_NAME };
@@ -58,6 +57,6 @@ export const WINDOWS_NORMALIZER: NormalizerDefinition = {
 
 /** SQLite migration 18: the shipped normalizer, unless one of its name exists already. */
 export function addWindowsNormalizer(db: Db): void {
-  if (db.prepare('SELECT 1 FROM normalizers WHERE name = ? COLLATE NOCASE').get(WINDOWS_NORMALIZER_NAME)) return;
+  if (normalizerNameTaken(db, WINDOWS_NORMALIZER_NAME)) return;
   insertNormalizer(db, { name: WINDOWS_NORMALIZER_NAME, description: WINDOWS_NORMALIZER_DESCRIPTION, ...WINDOWS_NORMALIZER, createdBy: 'system' });
 }
