@@ -43,6 +43,44 @@ test('spool: unconfirmed batches come back after a crash, confirmed ones and tor
   assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.spl')), [], 'a fully confirmed spool is emptied on close');
 });
 
+test('spool: after a crash, a batch never stored comes back and the stored ones around it do not, across segments', async () => {
+  // A stored batch's confirmation is written to the segment open at the time, often a newer one
+  // than the batch's. So a segment is deleted only after every older one: deleting a newer one
+  // while an older segment is kept for a batch still waiting lost the confirmations of the older
+  // segment's stored batches, and a crash then stored them a second time. And since writes and
+  // fsyncs run off the event loop, a batch can arrive while the segment is being synced and closed.
+  const dir = tempDir('spool-rotate-');
+  const s1 = new Spool(dir);
+  s1.recover();
+  const mb = (id: string, n = 1) => ({ id, fractalId: 'f', count: 1, table: 'logs_ingest' as const, rows: Buffer.alloc(n * 1024 * 1024, 0x61) });
+  const first: string[] = [];
+  for (let i = 0; i < 63; i++) {
+    first.push(`a${i}`);
+    await s1.append(mb(`a${i}`));
+  }
+  // The batch that fills the first segment (64 MiB), and one arriving while it is synced.
+  const filling = s1.append(mb('fill', 2));
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const arriving = s1.append(mb('late'));
+  await Promise.all([filling, arriving]);
+  for (const id of [...first, 'fill']) s1.confirm(id);
+  // Two more segments' worth, every batch stored; only the late one still waits.
+  for (let i = 0; i < 130; i++) {
+    await s1.append(mb(`c${i}`));
+    s1.confirm(`c${i}`);
+  }
+  await s1.append(mb('last'));
+  s1.confirm('last');
+  await s1.append(mb('flush')); // the confirmations above are on disk once this one is
+  // "Crash" (no close): the late batch comes back, and the last one; no stored batch does.
+  const back = new Spool(dir).recover();
+  assert.deepEqual(
+    back.map((b) => b.id),
+    ['late', 'flush'],
+  );
+});
+
 test('spool: a batch spooled by an older version (no table in its header) is replayed as rows of logs', () => {
   const dir = tempDir('spool-old-');
   const payload = Buffer.from('B' + JSON.stringify({ id: 'old', fractalId: 'f', count: 1 }) + '\n{"a":1}\n');
