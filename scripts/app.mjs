@@ -3,7 +3,7 @@
 // Electron is an optional dependency (npm ci must pass where its binary cannot be
 // downloaded), so its absence is an expected state that gets one clear line, not a stack.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +32,19 @@ export function locateElectron(projectRoot) {
   return { ok: true, binary };
 }
 
+/**
+ * The service's environment file (bundled-config/service.env, what `npm start` gives node with
+ * --env-file): KEY=VALUE lines, # comments. Electron reads it from its environment at start.
+ */
+function serviceEnv(root) {
+  const env = {};
+  for (const line of readFileSync(path.join(root, 'bundled-config', 'service.env'), 'utf8').split('\n')) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (m) env[m[1]] = m[2].trim();
+  }
+  return env;
+}
+
 async function main() {
   const electron = locateElectron(root);
   if (!electron.ok) {
@@ -55,7 +68,7 @@ async function main() {
     process.exit(1);
   }
 
-  const env = { ...process.env };
+  const env = { ...serviceEnv(root), ...process.env };
   delete env.ELECTRON_RUN_AS_NODE; // set by some editors' terminals; would make Electron act as plain node
   // Chromium refuses to start as root with its sandbox on (containers, CI): dev launcher only.
   const args = process.getuid?.() === 0 ? ['--no-sandbox', root] : [root];

@@ -1,6 +1,7 @@
 // Electron entry point: only adapts the real Electron objects to the shell's interfaces.
 // All decisions live in shell.ts (tested without Electron). Bundled by
 // scripts/build-main.mjs into main/dist/index.cjs, which is package.json "main".
+import './threadpool.ts';
 import os from 'node:os';
 import path from 'node:path';
 // @ts-ignore -- `electron` is an optional dependency and is absent where its binary cannot be

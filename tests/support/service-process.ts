@@ -44,7 +44,8 @@ export async function startServiceProcess(opts: {
 }): Promise<ServiceProcess> {
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const t0 = Date.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'service/src/main.ts'], {
+  // As `npm start` runs it: with the service's environment file (bundled-config/service.env).
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), `--env-file=${path.join(root, 'bundled-config', 'service.env')}`, '--import', 'tsx', 'service/src/main.ts'], {
     cwd: root,
     env: { ...process.env, SVC_DATA_DIR: opts.dataDir, SVC_PORT: String(opts.port ?? 0), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
