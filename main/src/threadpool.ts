@@ -3,4 +3,4 @@
 // bundled-config/service.env). `npm run app` puts that file's variables in Electron's environment;
 // a packaged app starts without them, so they are set here, which counts only where Electron has
 // not started the pool before the bundle runs (not seen here: no Electron binary on this machine).
-process.env.UV_THREADPOOL_SIZE ??= '16';
+process.env.UV_THREADPOOL_SIZE ??= '8';
