@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseEnv } from 'node:util';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -32,17 +33,9 @@ export function locateElectron(projectRoot) {
   return { ok: true, binary };
 }
 
-/**
- * The service's environment file (bundled-config/service.env, what `npm start` gives node with
- * --env-file): KEY=VALUE lines, # comments. Electron reads it from its environment at start.
- */
+/** The service's environment file (what `npm start` gives node with --env-file), read as node reads it. */
 function serviceEnv(root) {
-  const env = {};
-  for (const line of readFileSync(path.join(root, 'bundled-config', 'service.env'), 'utf8').split('\n')) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
-    if (m) env[m[1]] = m[2].trim();
-  }
-  return env;
+  return parseEnv(readFileSync(path.join(root, 'bundled-config', 'service.env'), 'utf8'));
 }
 
 async function main() {

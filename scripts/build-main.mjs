@@ -62,6 +62,7 @@ export async function bundleMain({
     sourcemap: 'linked', // stack traces from the packaged app point at the TS sources
     logLevel: 'warning',
     plugins: [importMetaPaths(path.dirname(outfile))],
+    loader: { '.env': 'text' }, // bundled-config/service.env, read by main/src/threadpool.ts
   });
 }
 

@@ -131,9 +131,9 @@ const CLICKHOUSE_MIGRATIONS: Migration[] = [
     // two per column and per path of the `JSON` column, about 700 files for mixed logs, which the
     // next merge deletes again. Creating and deleting that many files cost the kernel as much CPU
     // as the engine spent on the rows (ext4 inode allocation: 22–26 µs a mixed log of system time
-    // against 2.5 as Compact parts, one data file; 1-in-flight inserts 22–27k → 41–43k logs/s,
-    // docs/architecture.md "Ingest trials"). Parts stay Compact below 100,000 rows, above every
-    // insert's size; merges past it write Wide parts as before, which larger reads want.
+    // against 2.5 as Compact parts, one data file; 1-in-flight inserts 22–27k → 41–43k logs/s;
+    // docs/architecture.md "Compact parts for inserts"). Parts stay Compact below 100,000 rows,
+    // above every insert's size; merges past it write Wide parts as before, which larger reads want.
     version: 9,
     name: 'logs compact inserted parts',
     statements: (t) => [`ALTER TABLE ${t('logs')} MODIFY SETTING min_rows_for_wide_part = 100000`],
